@@ -1,0 +1,92 @@
+// Copyright 2026 the understudy authors. MIT license.
+// This module is browser compatible.
+
+/**
+ * understudy: an actor runtime for TypeScript whose centrepiece is
+ * supervision. Actors process one message at a time; when one fails, its
+ * supervisor resumes, restarts or stops it, and the `BackoffSupervisor`
+ * restarts a crashed child after an exponentially growing, jittered delay,
+ * keeping its messages while it is down.
+ *
+ * Runs unchanged in browsers, Deno, Bun, Node and edge workers: it uses only
+ * web-standard APIs.
+ *
+ * @example A parent supervising a crashing child
+ * ```ts
+ * import { Actor, ActorSystem, OneForOneStrategy, Props, type ActorRef } from "@understudy/core";
+ *
+ * class Child extends Actor<string> {
+ *   onReceive(message: string): void {
+ *     if (message === "crash") throw new Error("boom");
+ *     this.log.info(`handled ${message}`);
+ *   }
+ * }
+ *
+ * class Parent extends Actor<string> {
+ *   override supervisorStrategy = new OneForOneStrategy(() => "restart", { maxRetries: 3, withinTimeRangeMs: 60_000 });
+ *   #child!: ActorRef<string>;
+ *   override preStart(): void {
+ *     this.#child = this.context.actorOf(Props.create(() => new Child()), "child");
+ *   }
+ *   onReceive(message: string): void {
+ *     this.#child.tell(message, this.self);
+ *   }
+ * }
+ *
+ * const system = ActorSystem.create("demo");
+ * const parent = system.actorOf(Props.create(() => new Parent()), "parent");
+ * parent.tell("crash"); // the child fails and is restarted with a fresh instance
+ * parent.tell("work"); // …and handles this one
+ * await system.terminate();
+ * ```
+ *
+ * @module
+ */
+
+export { Actor, type ActorContext, type Behavior, Terminated } from "./src/runtime/actor.ts";
+export {
+  ActorRef,
+  AskTimeoutError,
+  DEFAULT_ASK_TIMEOUT_MS,
+  UndeliveredError,
+} from "./src/runtime/actor_ref.ts";
+export { ActorSystem, type ActorSystemOptions } from "./src/runtime/actor_system.ts";
+export {
+  ActorFailed,
+  ActorRestarted,
+  ActorStarted,
+  ActorStopped,
+  DeadLetter,
+  type EventListener,
+  EventStream,
+} from "./src/runtime/event_stream.ts";
+export {
+  consoleSink,
+  Logger,
+  type LogLevel,
+  type LogRecord,
+  type LogSink,
+} from "./src/runtime/logging.ts";
+export { Props, type PropsOptions, SupervisedProps, supervise } from "./src/runtime/props.ts";
+export { TimerScheduler } from "./src/runtime/timers.ts";
+export {
+  AllForOneStrategy,
+  type Decider,
+  decideByErrorClass,
+  Directive,
+  type ErrorClass,
+  FaultHandlingStrategy,
+  matchErrorClass,
+  OneForOneStrategy,
+  requestRestartPermission,
+  type RestartLimits,
+  type RestartStatistics,
+  defaultStrategy,
+  stoppingStrategy,
+} from "./src/supervision/strategy.ts";
+export {
+  type RestartWithBackoffOptions,
+  SupervisorStrategy,
+  TypedStrategy,
+} from "./src/supervision/supervisor_strategy.ts";
+export * from "./src/backoff/mod.ts";

@@ -1,0 +1,828 @@
+// Copyright 2026 the understudy authors. MIT license.
+// This module is browser compatible.
+
+/**
+ * One actor's state machine, and its ref and context at once (a cell is all
+ * three, so a local actor costs one object besides its instance).
+ *
+ * ```
+ *   NEW ──start──▶ STARTING ──preStart done──▶ RUNNING ◀──resume──┐
+ *                      ▲                          │ failure       │
+ *                      └──────── restart ──── SUSPENDED ──────────┘
+ *   any ──stop──▶ STOPPING (children stop, then postStop) ──▶ STOPPED
+ * ```
+ *
+ * The message path: `tell` → {@linkcode ActorCell.enqueue} → mailbox →
+ * dispatcher → {@linkcode ActorCell.run} → `onReceive`. Failures leave that
+ * path for {@linkcode ActorCell.fail}, which asks the parent's strategy (or
+ * the actor's own typed strategy) what to do.
+ *
+ * @module
+ */
+
+import { Actor, type ActorContext, type Behavior, constructWith, Terminated } from "./actor.ts";
+import { ActorRef, AskRef, DEFAULT_ASK_TIMEOUT_MS } from "./actor_ref.ts";
+import type { ActorSystem, SystemCore } from "./actor_system.ts";
+import { THROUGHPUT } from "./dispatcher.ts";
+import { ActorFailed, ActorRestarted, ActorStarted, ActorStopped } from "./event_stream.ts";
+import { Logger } from "./logging.ts";
+import { Mailbox } from "./mailbox.ts";
+import type { Props } from "./props.ts";
+import { checkDelay, TimerScheduler, TimerTicket } from "./timers.ts";
+import { describeValue } from "../supervision/describe_value.ts";
+import {
+  defaultStrategy,
+  requestRestartPermission,
+  type RestartStatistics,
+} from "../supervision/strategy.ts";
+import type { TypedStrategy } from "../supervision/supervisor_strategy.ts";
+
+// Lifecycle states, in order: a state >= SUSPENDED processes no messages.
+const NEW = 0;
+const STARTING = 1;
+const RUNNING = 2;
+const SUSPENDED = 3;
+const STOPPING = 4;
+const STOPPED = 5;
+
+// Flags, independent of the state.
+const SCHEDULED = 1; // in the dispatcher's ready queue
+const BUSY = 2; // an async preStart or onReceive is in flight
+const STOP_REQUESTED = 4; // stop once the message in flight is done
+const RESTART_PENDING = 8; // restart once the children being stopped are gone
+const AWAITING_PARENT = 16; // suspended after escalating; follows the parent's fate
+
+/** Marks a failure that happened outside any message (in start or restart). */
+const NO_MESSAGE: unique symbol = Symbol("no message");
+
+/** Sender slot marker: the message slot holds a {@linkcode TimerTicket}. */
+const FROM_TIMER: unique symbol = Symbol("timer");
+
+function now(): number {
+  return globalThis.performance?.now() ?? Date.now();
+}
+
+function errorText(error: unknown): string {
+  return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+}
+
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return value !== undefined && value !== null &&
+    typeof (value as PromiseLike<unknown>).then === "function";
+}
+
+const NAME_PATTERN = /^[^/$\s][^/\s]*$/;
+
+/** A message with its sender, as handed to {@linkcode ChildLifecycleHooks.childStopping}. */
+export interface Envelope {
+  readonly message: unknown;
+  readonly sender: ActorRef<never> | undefined;
+}
+
+/**
+ * The runtime's one internal hook for the patterns layer. An actor whose
+ * instance has a {@linkcode childLifecycle} property is told synchronously,
+ * inside the runtime, when a child finishes starting and when a child begins
+ * to stop (with the messages the child never processed, which the parent
+ * then owns instead of dead letters). The BackoffSupervisor uses it to mark
+ * its child down the moment it fails and to keep the messages queued behind
+ * the one that crashed it.
+ */
+export const childLifecycle: unique symbol = Symbol("understudy.childLifecycle");
+
+/** See {@linkcode childLifecycle}. */
+export interface ChildLifecycleHooks {
+  /** `child` finished starting (its `preStart` completed). */
+  childStarted(child: ActorRef<never>): void;
+  /** `child` is stopping; `undelivered` are its unprocessed messages, oldest first. */
+  childStopping(child: ActorRef<never>, undelivered: Envelope[]): void;
+}
+
+/** Per-cell state most actors never need, allocated on first use to keep idle actors small. */
+class CellExtras {
+  watchers: Set<ActorCell<never>> | undefined = undefined;
+  watching: Set<ActorCell<never>> | undefined = undefined;
+  /** The handler installed by `become`; `undefined` means `onReceive`. */
+  behavior: Behavior<never> | undefined = undefined;
+  behaviorStack: (Behavior<never> | undefined)[] | undefined = undefined;
+  stash: Mailbox | undefined = undefined;
+  timers: TimerScheduler | undefined = undefined;
+  logger: Logger | undefined = undefined;
+  restartStats: RestartStatistics | undefined = undefined;
+  generatedNames = 0;
+  /** Typed supervision: restarts since the last reset, and when the current instance started. */
+  typedRestarts = 0;
+  startedAt = -1;
+  backoffTimer: unknown = undefined;
+  backoffCapacity = 0;
+  /** Why the next start is a restart; NO_MESSAGE for a first start. */
+  restartReason: unknown = NO_MESSAGE;
+}
+
+/** A local actor's ref, context and state machine. Internal to the runtime. */
+export class ActorCell<T> extends ActorRef<T> implements ActorContext<T> {
+  readonly core: SystemCore;
+  readonly parentCell: ActorCell<never> | undefined;
+  readonly name: string;
+  readonly props: Props<T>;
+  actor: Actor<T> | undefined = undefined;
+  status: number = NEW;
+  flags = 0;
+  mailbox: Mailbox | undefined = undefined;
+  childrenByName: Map<string, ActorCell<never>> | undefined = undefined;
+  currentMessage: unknown = undefined;
+  currentSender: ActorRef<unknown> | undefined = undefined;
+  extras: CellExtras | undefined = undefined;
+
+  constructor(
+    core: SystemCore,
+    parentCell: ActorCell<never> | undefined,
+    name: string,
+    props: Props<T>,
+  ) {
+    super();
+    this.core = core;
+    this.parentCell = parentCell;
+    this.name = name;
+    this.props = props;
+  }
+
+  // ───────────────────────── ActorRef ─────────────────────────
+
+  get path(): string {
+    return this.parentCell === undefined ? `/${this.name}` : `${this.parentCell.path}/${this.name}`;
+  }
+
+  tell(message: T, sender?: ActorRef<never>): void {
+    this.enqueue(message, sender);
+  }
+
+  ask<R = unknown>(message: T, timeoutMs: number = DEFAULT_ASK_TIMEOUT_MS): Promise<R> {
+    checkDelay("ask", "timeoutMs", timeoutMs);
+    const asker = new AskRef<R>(this.core, this.path, timeoutMs);
+    this.enqueue(message, asker as unknown as ActorRef<never>);
+    return asker.promise;
+  }
+
+  /** Puts a message in the mailbox and makes sure the cell will run. */
+  enqueue(message: unknown, sender: unknown): void {
+    if (this.status >= SUSPENDED) {
+      if (this.status >= STOPPING) {
+        this.core.deadLetter(message, sender, this, "recipient stopped");
+        return;
+      }
+      const extras = this.extras;
+      if (
+        extras !== undefined && extras.backoffTimer !== undefined &&
+        (this.mailbox?.size ?? 0) >= extras.backoffCapacity
+      ) {
+        this.core.deadLetter(message, sender, this, "stash full while waiting to restart");
+        return;
+      }
+    }
+    (this.mailbox ??= new Mailbox()).push(message, sender);
+    if ((this.flags & (SCHEDULED | BUSY)) === 0 && this.status !== SUSPENDED) {
+      this.flags |= SCHEDULED;
+      this.core.dispatcher.schedule(this);
+    }
+  }
+
+  // ───────────────────────── ActorContext ─────────────────────────
+
+  get self(): ActorRef<T> {
+    return this;
+  }
+
+  get sender(): ActorRef<unknown> | undefined {
+    return this.currentSender;
+  }
+
+  get parent(): ActorRef<unknown> {
+    return (this.parentCell ?? this) as ActorRef<unknown>;
+  }
+
+  get system(): ActorSystem {
+    return this.core.system;
+  }
+
+  get log(): Logger {
+    const extras = this.#extras();
+    return extras.logger ??= new Logger(() => this.path, this.core.logLevel, this.core.logSink);
+  }
+
+  get timers(): TimerScheduler {
+    const extras = this.#extras();
+    return extras.timers ??= new TimerScheduler((ticket) => this.enqueue(ticket, FROM_TIMER));
+  }
+
+  get children(): readonly ActorRef<never>[] {
+    return this.childrenByName === undefined ? [] : [...this.childrenByName.values()];
+  }
+
+  actorOf<C>(props: Props<C>, name?: string): ActorRef<C> {
+    return this.spawnChild(props, name);
+  }
+
+  child(name: string): ActorRef<unknown> | undefined {
+    return this.childrenByName?.get(name) as ActorRef<unknown> | undefined;
+  }
+
+  stop(ref: ActorRef<never>): void {
+    const cell = ref as unknown as ActorCell<never>;
+    if (cell !== (this as unknown) && cell.parentCell !== (this as unknown)) {
+      throw new TypeError(
+        `Cannot stop ${String(ref)} from ${this.path}: an actor can stop only itself and its own children`,
+      );
+    }
+    cell.requestStop();
+  }
+
+  stopSelf(): void {
+    this.requestStop();
+  }
+
+  watch<R>(ref: ActorRef<R>): ActorRef<R> {
+    if (!(ref instanceof ActorCell)) {
+      throw new TypeError(`Cannot watch ${describeValue(ref)}: only actor refs can be watched`);
+    }
+    const target = ref as ActorCell<never>;
+    if (target === (this as unknown)) return ref;
+    const watching = this.#extras().watching ??= new Set();
+    if (watching.has(target)) return ref;
+    if (target.status === STOPPED) {
+      this.enqueue(new Terminated(target), target);
+      return ref;
+    }
+    watching.add(target);
+    (target.#extras().watchers ??= new Set()).add(this as unknown as ActorCell<never>);
+    return ref;
+  }
+
+  unwatch(ref: ActorRef<never>): void {
+    const target = ref as unknown as ActorCell<never>;
+    this.extras?.watching?.delete(target);
+    target.extras?.watchers?.delete(this as unknown as ActorCell<never>);
+    // A Terminated already queued for it must not arrive after unwatch.
+    this.mailbox?.removeWhere((message) =>
+      message instanceof Terminated && message.ref === (target as unknown)
+    );
+  }
+
+  become(behavior: Behavior<T>, options: { discardOld?: boolean } = {}): void {
+    if (typeof behavior !== "function") {
+      throw new TypeError(
+        `Cannot become: "behavior" must be a function handling one message (got ${
+          describeValue(behavior)
+        })`,
+      );
+    }
+    const extras = this.#extras();
+    if (options.discardOld === false) (extras.behaviorStack ??= []).push(extras.behavior);
+    extras.behavior = behavior as Behavior<never>;
+  }
+
+  unbecome(): void {
+    const extras = this.extras;
+    if (extras === undefined) return;
+    extras.behavior = extras.behaviorStack?.pop();
+  }
+
+  stash(): boolean {
+    const extras = this.#extras();
+    const stash = extras.stash ??= new Mailbox();
+    if (stash.size >= this.props.stashCapacity) {
+      this.core.deadLetter(this.currentMessage, this.currentSender, this, "stash overflow");
+      return false;
+    }
+    stash.push(this.currentMessage, this.currentSender);
+    return true;
+  }
+
+  unstashAll(): void {
+    const stash = this.extras?.stash;
+    if (stash === undefined || stash.size === 0) return;
+    (this.mailbox ??= new Mailbox()).prependAll(stash);
+    this.#scheduleIfRunnable();
+  }
+
+  // ───────────────────────── Children ─────────────────────────
+
+  /** Creates, registers and schedules the start of a child. */
+  spawnChild<C>(props: Props<C>, name: string | undefined): ActorCell<C> {
+    if (
+      props === null || typeof props !== "object" || typeof props.factory !== "function"
+    ) {
+      throw new TypeError(
+        `Cannot create actor: "props" must be Props, as made by Props.create(() => new MyActor()) (got ${
+          describeValue(props)
+        })`,
+      );
+    }
+    if (this.status >= STOPPING || (this.flags & STOP_REQUESTED) !== 0) {
+      throw new Error(`Cannot create actor under ${this.path}: it is stopping`);
+    }
+    const children = this.childrenByName ??= new Map();
+    let childName: string;
+    if (name === undefined) {
+      const extras = this.#extras();
+      childName = `$${(extras.generatedNames++).toString(36)}`;
+    } else {
+      if (typeof name !== "string" || !NAME_PATTERN.test(name)) {
+        throw new TypeError(
+          `Cannot create actor: invalid name ${
+            describeValue(name)
+          } (expected a non-empty string without "/" or whitespace, not starting with "$")`,
+        );
+      }
+      if (children.has(name)) {
+        throw new Error(
+          `Cannot create actor: the name "${name}" is already taken by a live child of ${this.path}`,
+        );
+      }
+      childName = name;
+    }
+    const child = new ActorCell(this.core, this as unknown as ActorCell<never>, childName, props);
+    children.set(childName, child as unknown as ActorCell<never>);
+    child.flags = SCHEDULED;
+    this.core.dispatcher.schedule(child);
+    return child;
+  }
+
+  /** A child has stopped for good. */
+  childTerminated(child: ActorCell<never>): void {
+    this.childrenByName?.delete(child.name);
+    if (this.status === STOPPING) {
+      if (this.childrenByName === undefined || this.childrenByName.size === 0) this.#finishStop();
+    } else if ((this.flags & RESTART_PENDING) !== 0 && !this.#hasStoppingChildren()) {
+      this.flags &= ~RESTART_PENDING;
+      this.#scheduleStart();
+    }
+  }
+
+  #hasStoppingChildren(): boolean {
+    for (const child of this.childrenByName?.values() ?? []) {
+      if (child.status >= STOPPING || (child.flags & STOP_REQUESTED) !== 0) return true;
+    }
+    return false;
+  }
+
+  // ───────────────────────── Processing ─────────────────────────
+
+  /** Called by the dispatcher: starts, stops, or processes up to THROUGHPUT messages. */
+  run(): void {
+    this.flags &= ~SCHEDULED;
+    if (this.status === NEW) {
+      if ((this.flags & STOP_REQUESTED) !== 0) {
+        this.#beginStop();
+        return;
+      }
+      if ((this.flags & RESTART_PENDING) !== 0) return;
+      const extras = this.extras;
+      const restartReason = extras === undefined ? NO_MESSAGE : extras.restartReason;
+      if (extras !== undefined) extras.restartReason = NO_MESSAGE;
+      this.#start(restartReason);
+    }
+    let budget = THROUGHPUT;
+    for (;;) {
+      if ((this.flags & BUSY) !== 0) return;
+      if ((this.flags & STOP_REQUESTED) !== 0) {
+        this.#beginStop();
+        return;
+      }
+      if (this.status !== RUNNING) return;
+      const mailbox = this.mailbox;
+      if (mailbox === undefined || mailbox.size === 0) return;
+      if (budget-- === 0) {
+        this.flags |= SCHEDULED;
+        this.core.dispatcher.schedule(this);
+        return;
+      }
+      const message = mailbox.shift();
+      this.#invoke(message, mailbox.shiftedSender);
+    }
+  }
+
+  #invoke(message: unknown, sender: unknown): void {
+    if (sender === FROM_TIMER) {
+      const ticket = message as TimerTicket;
+      if (!this.extras?.timers?.accept(ticket)) return; // cancelled or replaced
+      message = ticket.message;
+      sender = undefined;
+    }
+    this.currentMessage = message;
+    this.currentSender = sender as ActorRef<unknown> | undefined;
+    const actor = this.actor!;
+    let result: void | Promise<void>;
+    try {
+      const behavior = this.extras?.behavior;
+      result = behavior === undefined
+        ? actor.onReceive(message as T)
+        : (behavior as Behavior<unknown>)(message);
+    } catch (error) {
+      this.fail(error, message, sender);
+      return;
+    }
+    if (isThenable(result)) {
+      this.flags |= BUSY;
+      result.then(
+        () => this.#settled(actor),
+        (error) => {
+          if (this.actor !== actor) return; // restarted meanwhile
+          this.flags &= ~BUSY;
+          this.fail(error, message, sender);
+        },
+      );
+    }
+  }
+
+  /** An async step of `actor` finished; carry on if it is still this cell's instance. */
+  #settled(actor: Actor<T>): void {
+    if (this.actor !== actor) return;
+    this.flags &= ~BUSY;
+    this.#scheduleIfRunnable();
+  }
+
+  #scheduleIfRunnable(): void {
+    if ((this.flags & (SCHEDULED | BUSY)) !== 0) return;
+    const runnable = (this.flags & STOP_REQUESTED) !== 0 || this.status === NEW ||
+      (this.status === RUNNING && this.mailbox !== undefined && this.mailbox.size > 0);
+    if (runnable) {
+      this.flags |= SCHEDULED;
+      this.core.dispatcher.schedule(this);
+    }
+  }
+
+  #extras(): CellExtras {
+    return this.extras ??= new CellExtras();
+  }
+
+  // ───────────────────────── Start and restart ─────────────────────────
+
+  /**
+   * Creates a fresh instance and runs `preStart` (first start) or
+   * `postRestart(reason)` (after a restart).
+   */
+  #start(restartReason: unknown): void {
+    this.status = STARTING;
+    let actor: Actor<T>;
+    try {
+      actor = constructWith(this as unknown as ActorContext<never>, this.props.factory);
+      if (!(actor instanceof Actor) || actor.context !== (this as unknown)) {
+        throw new TypeError(
+          `Props factory for ${this.path} must return a new Actor instance (got ${
+            describeValue(actor)
+          })`,
+        );
+      }
+    } catch (error) {
+      this.fail(error, NO_MESSAGE, undefined);
+      return;
+    }
+    this.actor = actor;
+    let result: void | Promise<void>;
+    try {
+      result = restartReason === NO_MESSAGE ? actor.preStart() : actor.postRestart(restartReason);
+    } catch (error) {
+      this.fail(error, NO_MESSAGE, undefined);
+      return;
+    }
+    if (isThenable(result)) {
+      this.flags |= BUSY;
+      result.then(
+        () => {
+          if (this.actor !== actor) return;
+          this.flags &= ~BUSY;
+          this.#started(restartReason);
+        },
+        (error) => {
+          if (this.actor !== actor) return;
+          this.flags &= ~BUSY;
+          this.fail(error, NO_MESSAGE, undefined);
+        },
+      );
+    } else {
+      this.#started(restartReason);
+    }
+  }
+
+  #started(restartReason: unknown): void {
+    if (this.status !== STARTING) return;
+    this.status = RUNNING;
+    if (this.props.failureClauses.length > 0) this.#extras().startedAt = now();
+    const events = this.core.eventStream;
+    if (events.hasSubscribers) {
+      events.publish(
+        restartReason === NO_MESSAGE
+          ? new ActorStarted(this as unknown as ActorRef<never>)
+          : new ActorRestarted(this as unknown as ActorRef<never>, restartReason),
+      );
+    }
+    const hooks = this.#parentHooks();
+    if (hooks !== undefined) hooks.childStarted(this as unknown as ActorRef<never>);
+    this.#scheduleIfRunnable();
+  }
+
+  #parentHooks(): ChildLifecycleHooks | undefined {
+    const parentActor = this.parentCell?.actor as
+      | (Actor<never> & { [childLifecycle]?: ChildLifecycleHooks })
+      | undefined;
+    return parentActor?.[childLifecycle];
+  }
+
+  /**
+   * Replaces the instance: `preRestart` on the old one now, a fresh one from
+   * the props on the cell's next run (through the dispatcher, so an actor
+   * that fails in every start cannot recurse without bound).
+   */
+  restart(reason: unknown, message: unknown): void {
+    this.status = NEW;
+    this.flags &= ~(BUSY | AWAITING_PARENT);
+    const extras = this.extras;
+    if (extras !== undefined) {
+      extras.timers?.cancelAll();
+      extras.behavior = undefined;
+      extras.behaviorStack = undefined;
+      // Stashed messages survive a restart, ahead of the mailbox (as Akka's Stash does).
+      if (extras.stash !== undefined && extras.stash.size > 0) {
+        (this.mailbox ??= new Mailbox()).prependAll(extras.stash);
+      }
+    }
+    const old = this.actor;
+    if (old !== undefined) {
+      try {
+        const result = old.preRestart(reason, message === NO_MESSAGE ? undefined : message);
+        if (isThenable(result)) {
+          result.then(undefined, (error) => this.#logError("preRestart failed", error));
+        }
+      } catch (error) {
+        this.#logError("preRestart failed", error);
+      }
+    }
+    this.actor = undefined;
+    this.#extras().restartReason = reason;
+    if (this.#hasStoppingChildren()) {
+      this.flags |= RESTART_PENDING;
+    } else {
+      this.#scheduleStart();
+    }
+  }
+
+  /** Schedules the first start (used for the guardian; children are scheduled by spawnChild). */
+  requestStart(): void {
+    this.#scheduleStart();
+  }
+
+  #scheduleStart(): void {
+    if ((this.flags & SCHEDULED) !== 0) return;
+    this.flags |= SCHEDULED;
+    this.core.dispatcher.schedule(this);
+  }
+
+  /** Continues after a `Resume` directive. */
+  resume(): void {
+    if (this.status !== SUSPENDED) return;
+    this.flags &= ~AWAITING_PARENT;
+    // Without an instance (it failed while starting) resuming means starting again.
+    this.status = this.actor === undefined ? NEW : RUNNING;
+    // Children suspended because this actor escalated for them resume too.
+    for (const child of this.childrenByName?.values() ?? []) {
+      if ((child.flags & AWAITING_PARENT) !== 0) child.resume();
+    }
+    this.#scheduleIfRunnable();
+  }
+
+  // ───────────────────────── Failure ─────────────────────────
+
+  /** The actor threw or rejected: suspend it and let its supervisor decide. */
+  fail(error: unknown, message: unknown, sender: unknown): void {
+    if (message !== NO_MESSAGE) {
+      this.core.deadLetter(message, sender, this, `processing failed: ${errorText(error)}`);
+    }
+    if (this.status >= STOPPING) {
+      this.#logError("failed while stopping", error);
+      return;
+    }
+    this.status = SUSPENDED;
+    if ((this.flags & STOP_REQUESTED) !== 0) {
+      this.#logError("failed", error);
+      this.#beginStop();
+      return;
+    }
+    const typed = this.props.strategyFor(error);
+    if (typed !== undefined) {
+      this.#applyTypedStrategy(typed, error, message);
+    } else if (this.parentCell !== undefined) {
+      this.parentCell.handleChildFailure(this as unknown as ActorCell<never>, error, message);
+    } else {
+      this.#logError("guardian failed; stopping", error);
+      this.#beginStop();
+    }
+  }
+
+  /** Classic supervision: a child failed; apply this actor's strategy. */
+  handleChildFailure(child: ActorCell<never>, error: unknown, message: unknown): void {
+    if (this.status >= STOPPING || (this.flags & STOP_REQUESTED) !== 0) {
+      child.requestStop(); // this actor is going away; so are its children
+      return;
+    }
+    const strategy = this.actor?.supervisorStrategy ?? defaultStrategy;
+    let directive = strategy.decide(error);
+    if (directive === "escalate" && this.parentCell === undefined) directive = "stop";
+    if (directive === "restart") {
+      const stats = child.#extras().restartStats ??= { restartCount: 0, windowStartMs: 0 };
+      if (!requestRestartPermission(stats, strategy.maxRetries, strategy.withinTimeRangeMs, now())) {
+        directive = "stop";
+        if (strategy.loggingEnabled) {
+          child.log.error(
+            `restart limit reached (${strategy.maxRetries} within ${strategy.withinTimeRangeMs} ms); stopping`,
+          );
+        }
+      }
+    }
+    child.#reportFailure(error, directive, strategy.loggingEnabled);
+    const targets = strategy.appliesToAllChildren && directive !== "resume"
+      ? [...this.childrenByName!.values()]
+      : [child];
+    switch (directive) {
+      case "resume":
+        child.resume();
+        break;
+      case "restart":
+        for (const target of targets) {
+          if (target.status < STOPPING) target.restart(error, target === child ? message : NO_MESSAGE);
+        }
+        break;
+      case "stop":
+        for (const target of targets) target.requestStop();
+        break;
+      case "escalate":
+        for (const target of targets) {
+          target.status = SUSPENDED;
+          target.flags |= AWAITING_PARENT;
+        }
+        this.fail(error, NO_MESSAGE, undefined);
+        break;
+    }
+  }
+
+  /** Typed supervision: this actor's own props say what to do. */
+  #applyTypedStrategy(strategy: TypedStrategy, error: unknown, message: unknown): void {
+    const extras = this.#extras();
+    switch (strategy.kind) {
+      case "resume":
+        this.#reportFailure(error, "resume", strategy.loggingEnabled);
+        this.resume();
+        return;
+      case "stop":
+        this.#reportFailure(error, "stop", strategy.loggingEnabled);
+        this.requestStop();
+        return;
+      case "restart": {
+        const stats = extras.restartStats ??= { restartCount: 0, windowStartMs: 0 };
+        if (requestRestartPermission(stats, strategy.maxRestarts, strategy.withinMs, now())) {
+          this.#reportFailure(error, "restart", strategy.loggingEnabled);
+          this.restart(error, message);
+        } else {
+          this.#reportFailure(error, "stop", strategy.loggingEnabled);
+          this.requestStop();
+        }
+        return;
+      }
+      case "backoff": {
+        // The count resets once an instance ran long enough without failing.
+        if (extras.startedAt >= 0 && now() - extras.startedAt >= strategy.resetBackoffAfter) {
+          extras.typedRestarts = 0;
+        }
+        extras.startedAt = -1;
+        if (extras.typedRestarts >= strategy.maxRestarts) {
+          this.#reportFailure(error, "stop", strategy.loggingEnabled);
+          this.requestStop();
+          return;
+        }
+        const delayMs = strategy.policy!.delayFor(extras.typedRestarts++);
+        this.#reportFailure(error, "backoff", strategy.loggingEnabled);
+        extras.backoffCapacity = strategy.stashCapacity;
+        extras.backoffTimer = globalThis.setTimeout(() => {
+          extras.backoffTimer = undefined;
+          if (this.status === SUSPENDED) this.restart(error, message);
+        }, delayMs);
+        return;
+      }
+    }
+  }
+
+  #reportFailure(error: unknown, directive: string, loggingEnabled: boolean): void {
+    if (loggingEnabled) this.log.error(`failed (${directive}): ${errorText(error)}`, error);
+    const events = this.core.eventStream;
+    if (events.hasSubscribers) {
+      events.publish(new ActorFailed(this as unknown as ActorRef<never>, error, directive));
+    }
+  }
+
+  #logError(what: string, error: unknown): void {
+    this.log.error(`${what}: ${errorText(error)}`, error);
+  }
+
+  // ───────────────────────── Stop ─────────────────────────
+
+  /** Asks the cell to stop after the message in flight; idempotent. */
+  requestStop(): void {
+    if (this.status >= STOPPING || (this.flags & STOP_REQUESTED) !== 0) return;
+    this.flags |= STOP_REQUESTED;
+    if ((this.flags & (SCHEDULED | BUSY)) === 0) {
+      this.flags |= SCHEDULED;
+      this.core.dispatcher.schedule(this);
+    }
+  }
+
+  /** Drops timers, hands over or dead-letters the mailbox, stops the children. */
+  #beginStop(): void {
+    this.status = STOPPING;
+    this.flags &= ~(STOP_REQUESTED | RESTART_PENDING);
+    const extras = this.extras;
+    if (extras !== undefined) {
+      extras.timers?.cancelAll();
+      if (extras.backoffTimer !== undefined) {
+        globalThis.clearTimeout(extras.backoffTimer as number);
+        extras.backoffTimer = undefined;
+      }
+    }
+    this.#releaseUndelivered();
+    const children = this.childrenByName;
+    if (children === undefined || children.size === 0) {
+      this.#finishStop();
+    } else {
+      for (const child of children.values()) child.requestStop();
+    }
+  }
+
+  /** Messages this actor will never process: to the parent's hook, or dead letters. */
+  #releaseUndelivered(): void {
+    const stashed = this.extras?.stash?.drain() ?? [];
+    const queued = this.mailbox?.drain() ?? [];
+    const hooks = this.#parentHooks();
+    if (hooks !== undefined) {
+      const undelivered: Envelope[] = [];
+      for (const flat of [stashed, queued]) {
+        for (let i = 0; i < flat.length; i += 2) {
+          if (flat[i + 1] === FROM_TIMER) continue;
+          undelivered.push({ message: flat[i], sender: flat[i + 1] as ActorRef<never> });
+        }
+      }
+      hooks.childStopping(this as unknown as ActorRef<never>, undelivered);
+      return;
+    }
+    for (const flat of [stashed, queued]) {
+      for (let i = 0; i < flat.length; i += 2) {
+        if (flat[i + 1] === FROM_TIMER) continue; // a timer's message is not a sent one
+        this.core.deadLetter(flat[i], flat[i + 1], this, "recipient stopped");
+      }
+    }
+  }
+
+  #finishStop(): void {
+    const actor = this.actor;
+    let result: void | Promise<void> = undefined;
+    if (actor !== undefined) {
+      try {
+        result = actor.postStop();
+      } catch (error) {
+        this.#logError("postStop failed", error);
+      }
+    }
+    if (isThenable(result)) {
+      result.then(
+        () => this.#terminated(),
+        (error) => {
+          this.#logError("postStop failed", error);
+          this.#terminated();
+        },
+      );
+    } else {
+      this.#terminated();
+    }
+  }
+
+  #terminated(): void {
+    this.status = STOPPED;
+    const extras = this.extras;
+    if (extras !== undefined) {
+      for (const target of extras.watching ?? []) {
+        target.extras?.watchers?.delete(this as unknown as ActorCell<never>);
+      }
+      for (const watcher of extras.watchers ?? []) {
+        watcher.extras?.watching?.delete(this as unknown as ActorCell<never>);
+        watcher.enqueue(new Terminated(this as unknown as ActorRef<never>), this);
+      }
+      extras.watchers = undefined;
+      extras.watching = undefined;
+    }
+    const events = this.core.eventStream;
+    if (events.hasSubscribers) events.publish(new ActorStopped(this as unknown as ActorRef<never>));
+    if (this.parentCell !== undefined) {
+      this.parentCell.childTerminated(this as unknown as ActorCell<never>);
+    } else {
+      this.core.guardianTerminated();
+    }
+  }
+}

@@ -1,0 +1,323 @@
+// Copyright 2026 the understudy authors. MIT license.
+// This module is browser compatible.
+
+/**
+ * The actor system: the root of an actor tree, its dispatcher, event stream
+ * and dead letters.
+ *
+ * @module
+ */
+
+import { defaultStrategy, type FaultHandlingStrategy } from "../supervision/strategy.ts";
+import { describeValue } from "../supervision/describe_value.ts";
+import { Actor } from "./actor.ts";
+import { ActorCell } from "./actor_cell.ts";
+import { ActorRef, type AskOwner, AskRef, UndeliveredError } from "./actor_ref.ts";
+import { Dispatcher } from "./dispatcher.ts";
+import { DeadLetter, EventStream } from "./event_stream.ts";
+import { checkLogLevel, consoleSink, Logger, type LogLevel, type LogSink } from "./logging.ts";
+import { Props } from "./props.ts";
+
+/**
+ * Options of {@linkcode ActorSystem.create}.
+ *
+ * @example Usage
+ * ```ts
+ * import { ActorSystem, OneForOneStrategy, type ActorSystemOptions } from "@understudy/core";
+ *
+ * const options: ActorSystemOptions = {
+ *   logLevel: "warn",
+ *   logger: (record) => console.log(JSON.stringify(record)),
+ *   guardianStrategy: new OneForOneStrategy(() => "restart", { maxRetries: 3, withinTimeRangeMs: 10_000 }),
+ * };
+ * const system = ActorSystem.create("app", options);
+ * await system.terminate();
+ * ```
+ */
+export interface ActorSystemOptions {
+  /** The least severe level logged. Default `"info"`. */
+  logLevel?: LogLevel;
+  /** Where log records go. Default: the console. */
+  logger?: LogSink;
+  /**
+   * How the `/user` guardian treats failing top-level actors. Default
+   * {@linkcode defaultStrategy} (restart up to 10 times a minute, then stop);
+   * `Escalate` at the top means `Stop`.
+   */
+  guardianStrategy?: FaultHandlingStrategy;
+}
+
+/** The guardian of `/user`: parent of every top-level actor. */
+class Guardian extends Actor<never> {
+  constructor(override readonly supervisorStrategy: FaultHandlingStrategy) {
+    super();
+  }
+  onReceive(message: never): void {
+    this.context.system.deadLetters.tell(message, this.sender as ActorRef<never>);
+  }
+}
+
+/** The sink for undeliverable messages, as a ref one can send to. */
+class DeadLettersRef extends ActorRef<unknown> {
+  readonly #core: SystemCore;
+  constructor(core: SystemCore) {
+    super();
+    this.#core = core;
+  }
+  get path(): string {
+    return "/deadLetters";
+  }
+  tell(message: unknown, sender?: ActorRef<never>): void {
+    this.#core.deadLetter(message, sender, this, "sent to deadLetters");
+  }
+  ask<R>(message: unknown): Promise<R> {
+    this.#core.deadLetter(message, undefined, this, "sent to deadLetters");
+    return Promise.reject(new UndeliveredError(this.path, "sent to deadLetters"));
+  }
+}
+
+/** What every cell of a system shares. Internal to the runtime. */
+export class SystemCore implements AskOwner {
+  readonly system: ActorSystem;
+  readonly dispatcher: Dispatcher = new Dispatcher();
+  readonly eventStream: EventStream;
+  readonly logLevel: LogLevel;
+  readonly logSink: LogSink;
+  readonly log: Logger;
+  readonly pendingAsks: Set<AskRef<unknown>> = new Set();
+  readonly deadLetters: DeadLettersRef;
+  readonly guardian: ActorCell<never>;
+  terminating = false;
+  readonly whenTerminated: Promise<void>;
+  #resolveTerminated!: () => void;
+
+  constructor(system: ActorSystem, options: ActorSystemOptions) {
+    this.system = system;
+    this.logLevel = checkLogLevel(options.logLevel ?? "info");
+    const sink = options.logger ?? consoleSink;
+    if (typeof sink !== "function") {
+      throw new TypeError(
+        `Cannot create actor system: "logger" must be a function receiving log records (got ${
+          describeValue(sink)
+        })`,
+      );
+    }
+    this.logSink = sink;
+    this.log = new Logger(() => `/${system.name}`, this.logLevel, sink);
+    this.eventStream = new EventStream((error) =>
+      this.log.error("event stream listener threw", error)
+    );
+    this.deadLetters = new DeadLettersRef(this);
+    this.whenTerminated = new Promise((resolve) => (this.#resolveTerminated = resolve));
+    const strategy = options.guardianStrategy ?? defaultStrategy;
+    this.guardian = new ActorCell(
+      this,
+      undefined,
+      "user",
+      Props.create(() => new Guardian(strategy)) as Props<never>,
+    );
+    this.guardian.requestStart();
+  }
+
+  /**
+   * Publishes an undelivered message. If its sender is a pending `ask`, that
+   * ask fails at once instead of waiting for its timeout.
+   */
+  deadLetter(message: unknown, sender: unknown, recipient: ActorRef<never>, reason: string): void {
+    if (sender instanceof AskRef) sender.fail(new UndeliveredError(recipient.path, reason));
+    this.log.debug(`dead letter to ${recipient.path} (${reason})`, message);
+    if (this.eventStream.hasSubscribers) {
+      this.eventStream.publish(
+        new DeadLetter(message, sender as ActorRef<never> | undefined, recipient, reason),
+      );
+    }
+  }
+
+  /** The guardian stopped: the whole tree is down. */
+  guardianTerminated(): void {
+    this.dispatcher.close();
+    for (const ask of [...this.pendingAsks]) {
+      ask.fail(new UndeliveredError(ask.path, "actor system terminated"));
+    }
+    this.#resolveTerminated();
+  }
+}
+
+const SYSTEM_NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_-]*$/;
+
+/**
+ * An actor system: create top-level actors with `actorOf`, watch the event
+ * stream, and `terminate` when done (which stops every actor and clears
+ * every timer the library started).
+ *
+ * @example Usage
+ * ```ts
+ * import { Actor, ActorSystem, Props } from "@understudy/core";
+ *
+ * class Hello extends Actor<string> {
+ *   onReceive(name: string): void {
+ *     console.log(`hello, ${name}`);
+ *   }
+ * }
+ *
+ * const system = ActorSystem.create("hello");
+ * system.actorOf(Props.create(() => new Hello()), "greeter").tell("world");
+ * await system.terminate();
+ * ```
+ */
+export class ActorSystem {
+  /** The system's name. */
+  readonly name: string;
+  readonly #core: SystemCore;
+
+  private constructor(name: string, options: ActorSystemOptions) {
+    this.name = name;
+    this.#core = new SystemCore(this, options);
+  }
+
+  /**
+   * Creates an actor system.
+   *
+   * @example Usage
+   * ```ts
+   * import { ActorSystem } from "@understudy/core";
+   *
+   * const system = ActorSystem.create("orders", { logLevel: "warn" });
+   * await system.terminate();
+   * ```
+   *
+   * @param name Letters, digits, `-` and `_`, starting with a letter or digit.
+   * @param options Logging and the guardian's strategy.
+   * @returns The system.
+   */
+  static create(name: string, options: ActorSystemOptions = {}): ActorSystem {
+    if (typeof name !== "string" || !SYSTEM_NAME_PATTERN.test(name)) {
+      throw new TypeError(
+        `Cannot create actor system: invalid name ${
+          describeValue(name)
+        } (expected letters, digits, "-" and "_", starting with a letter or digit)`,
+      );
+    }
+    if (typeof options !== "object" || options === null) {
+      throw new TypeError(
+        `Cannot create actor system: "options" must be an object (got ${describeValue(options)})`,
+      );
+    }
+    return new ActorSystem(name, options);
+  }
+
+  /**
+   * Dead letters and lifecycle events; anyone may publish their own.
+   *
+   * @example Usage
+   * ```ts
+   * import { ActorSystem, DeadLetter } from "@understudy/core";
+   *
+   * const system = ActorSystem.create("demo");
+   * system.eventStream.subscribe(DeadLetter, (dead) => console.log(dead.reason));
+   * await system.terminate();
+   * ```
+   */
+  get eventStream(): EventStream {
+    return this.#core.eventStream;
+  }
+
+  /**
+   * A ref whose messages go straight to dead letters.
+   *
+   * @example Usage
+   * ```ts
+   * import { ActorSystem } from "@understudy/core";
+   *
+   * const system = ActorSystem.create("demo");
+   * system.deadLetters.tell("nobody wants this");
+   * await system.terminate();
+   * ```
+   */
+  get deadLetters(): ActorRef<unknown> {
+    return this.#core.deadLetters;
+  }
+
+  /**
+   * The system's own logger.
+   *
+   * @example Usage
+   * ```ts
+   * import { ActorSystem } from "@understudy/core";
+   *
+   * const system = ActorSystem.create("demo");
+   * system.log.info("ready");
+   * await system.terminate();
+   * ```
+   */
+  get log(): Logger {
+    return this.#core.log;
+  }
+
+  /**
+   * Resolves once the system has terminated.
+   *
+   * @example Usage
+   * ```ts
+   * import { ActorSystem } from "@understudy/core";
+   *
+   * const system = ActorSystem.create("demo");
+   * system.whenTerminated.then(() => console.log("bye"));
+   * await system.terminate();
+   * ```
+   */
+  get whenTerminated(): Promise<void> {
+    return this.#core.whenTerminated;
+  }
+
+  /**
+   * Creates a top-level actor, a child of `/user`.
+   *
+   * @example Usage
+   * ```ts
+   * import { Actor, ActorSystem, Props } from "@understudy/core";
+   *
+   * class Worker extends Actor<string> {
+   *   onReceive(): void {}
+   * }
+   * const system = ActorSystem.create("demo");
+   * const worker = system.actorOf(Props.create(() => new Worker()), "worker");
+   * worker.path; // "/user/worker"
+   * await system.terminate();
+   * ```
+   *
+   * @typeParam T The messages the actor accepts.
+   * @param props How to create it.
+   * @param name Unique among top-level actors; generated when omitted.
+   * @returns Its ref.
+   */
+  actorOf<T>(props: Props<T>, name?: string): ActorRef<T> {
+    if (this.#core.terminating) {
+      throw new Error(`Cannot create actor: actor system "${this.name}" is terminated`);
+    }
+    return this.#core.guardian.spawnChild(props, name);
+  }
+
+  /**
+   * Stops every actor (children before parents, each `postStop` run),
+   * cancels every timer and pending `ask`, and resolves when done. Calling it
+   * again returns the same promise.
+   *
+   * @example Usage
+   * ```ts
+   * import { ActorSystem } from "@understudy/core";
+   *
+   * const system = ActorSystem.create("demo");
+   * await system.terminate();
+   * ```
+   *
+   * @returns Resolves once everything has stopped.
+   */
+  terminate(): Promise<void> {
+    if (!this.#core.terminating) {
+      this.#core.terminating = true;
+      this.#core.guardian.requestStop();
+    }
+    return this.#core.whenTerminated;
+  }
+}

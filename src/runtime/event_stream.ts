@@ -1,0 +1,274 @@
+// Copyright 2026 the understudy authors. MIT license.
+// This module is browser compatible.
+
+/**
+ * The system's event stream: dead letters and lifecycle events, published
+ * as class instances so any layer can add its own events and subscribers can
+ * filter with `instanceof`.
+ *
+ * @module
+ */
+
+import type { ActorRef } from "./actor_ref.ts";
+
+/**
+ * A message that was not delivered, and why. Every loss path of the library
+ * publishes one: nothing disappears silently.
+ *
+ * @example Usage
+ * ```ts
+ * import { ActorSystem, DeadLetter } from "@understudy/core";
+ *
+ * const system = ActorSystem.create("demo");
+ * const unsubscribe = system.eventStream.subscribe(DeadLetter, (dead) => {
+ *   console.log(`undelivered ${String(dead.message)} to ${dead.recipient.path}: ${dead.reason}`);
+ * });
+ * unsubscribe();
+ * await system.terminate();
+ * ```
+ */
+export class DeadLetter {
+  /**
+   * @param message The undelivered message.
+   * @param sender Who sent it, if known.
+   * @param recipient Who it was for.
+   * @param reason Why it was not delivered.
+   */
+  constructor(
+    readonly message: unknown,
+    readonly sender: ActorRef<never> | undefined,
+    readonly recipient: ActorRef<never>,
+    readonly reason: string,
+  ) {}
+}
+
+/**
+ * An actor finished starting (its `preStart` completed).
+ *
+ * @example Usage
+ * ```ts
+ * import { ActorStarted, ActorSystem } from "@understudy/core";
+ *
+ * const system = ActorSystem.create("demo");
+ * system.eventStream.subscribe(ActorStarted, (event) => console.log(event.ref.path));
+ * await system.terminate();
+ * ```
+ */
+export class ActorStarted {
+  /** @param ref The actor. */
+  constructor(readonly ref: ActorRef<never>) {}
+}
+
+/**
+ * An actor stopped for good: its `postStop` ran and its watchers are told.
+ *
+ * @example Usage
+ * ```ts
+ * import { ActorStopped, ActorSystem } from "@understudy/core";
+ *
+ * const system = ActorSystem.create("demo");
+ * system.eventStream.subscribe(ActorStopped, (event) => console.log(event.ref.path));
+ * await system.terminate();
+ * ```
+ */
+export class ActorStopped {
+  /** @param ref The actor. */
+  constructor(readonly ref: ActorRef<never>) {}
+}
+
+/**
+ * An actor was restarted in place with a fresh instance.
+ *
+ * @example Usage
+ * ```ts
+ * import { ActorRestarted, ActorSystem } from "@understudy/core";
+ *
+ * const system = ActorSystem.create("demo");
+ * system.eventStream.subscribe(ActorRestarted, (event) => console.log(event.ref.path, event.reason));
+ * await system.terminate();
+ * ```
+ */
+export class ActorRestarted {
+  /**
+   * @param ref The actor.
+   * @param reason The error that caused the restart.
+   */
+  constructor(readonly ref: ActorRef<never>, readonly reason: unknown) {}
+}
+
+/**
+ * An actor failed: its `onReceive`, `preStart` or a lifecycle hook threw or
+ * rejected. `directive` says what its supervisor decided.
+ *
+ * @example Usage
+ * ```ts
+ * import { ActorFailed, ActorSystem } from "@understudy/core";
+ *
+ * const system = ActorSystem.create("demo");
+ * system.eventStream.subscribe(ActorFailed, (event) => console.log(event.ref.path, event.error, event.directive));
+ * await system.terminate();
+ * ```
+ */
+export class ActorFailed {
+  /**
+   * @param ref The actor.
+   * @param error What it threw.
+   * @param directive What its supervisor decided: `resume`, `restart`, `stop`,
+   *   `escalate`, or `backoff` for a restart after a delay.
+   */
+  constructor(
+    readonly ref: ActorRef<never>,
+    readonly error: unknown,
+    readonly directive: string,
+  ) {}
+}
+
+/**
+ * A listener for events of type `E`.
+ *
+ * @example Usage
+ * ```ts
+ * import type { EventListener } from "@understudy/core";
+ *
+ * const log: EventListener<object> = (event) => console.log(event);
+ * ```
+ */
+export type EventListener<E> = (event: E) => void;
+
+// deno-lint-ignore no-explicit-any
+type EventClass<E> = abstract new (...args: any[]) => E;
+
+interface Subscription {
+  readonly eventClass: EventClass<object> | undefined;
+  readonly listener: EventListener<object>;
+}
+
+/**
+ * Publishes events to subscribers, synchronously and in subscription order.
+ * A listener that throws is reported through `onListenerError` and does not
+ * stop the others.
+ *
+ * @example Usage
+ * ```ts
+ * import { EventStream } from "@understudy/core";
+ * import assert from "node:assert/strict";
+ *
+ * class Ping {}
+ * const stream = new EventStream();
+ * const seen: object[] = [];
+ * const unsubscribe = stream.subscribe(Ping, (event) => seen.push(event));
+ * stream.publish(new Ping());
+ * unsubscribe();
+ * stream.publish(new Ping());
+ * assert.equal(seen.length, 1);
+ * ```
+ */
+export class EventStream {
+  #subscriptions: Subscription[] = [];
+  readonly #onListenerError: (error: unknown) => void;
+
+  /**
+   * @param onListenerError Called when a listener throws (default: `console.error`).
+   */
+  constructor(onListenerError?: (error: unknown) => void) {
+    this.#onListenerError = onListenerError ??
+      ((error) => globalThis.console?.error("understudy: event listener threw", error));
+  }
+
+  /**
+   * `true` when anyone listens; publishers check it to skip building events
+   * nobody will read.
+   *
+   * @example Usage
+   * ```ts
+   * import { EventStream } from "@understudy/core";
+   *
+   * new EventStream().hasSubscribers; // false
+   * ```
+   */
+  get hasSubscribers(): boolean {
+    return this.#subscriptions.length > 0;
+  }
+
+  /**
+   * Listens to every event, or only to instances of `eventClass`.
+   *
+   * @example Usage
+   * ```ts
+   * import { ActorSystem, DeadLetter } from "@understudy/core";
+   *
+   * const system = ActorSystem.create("demo");
+   * const stopAll = system.eventStream.subscribe((event) => console.log(event));
+   * const stopDead = system.eventStream.subscribe(DeadLetter, (dead) => console.log(dead.reason));
+   * stopAll();
+   * stopDead();
+   * await system.terminate();
+   * ```
+   *
+   * @returns A function that unsubscribes.
+   */
+  subscribe(listener: EventListener<object>): () => void;
+  /**
+   * @param eventClass Only instances of this class reach the listener.
+   * @param listener Called with each matching event.
+   */
+  subscribe<E extends object>(eventClass: EventClass<E>, listener: EventListener<E>): () => void;
+  subscribe<E extends object>(
+    eventClassOrListener: EventClass<E> | EventListener<object>,
+    maybeListener?: EventListener<E>,
+  ): () => void {
+    let subscription: Subscription;
+    if (maybeListener === undefined) {
+      if (typeof eventClassOrListener !== "function") {
+        throw new TypeError(
+          `Cannot subscribe: "listener" must be a function (got ${typeof eventClassOrListener})`,
+        );
+      }
+      subscription = {
+        eventClass: undefined,
+        listener: eventClassOrListener as EventListener<object>,
+      };
+    } else {
+      if (typeof eventClassOrListener !== "function" || typeof maybeListener !== "function") {
+        throw new TypeError(
+          "Cannot subscribe: expected (eventClass, listener), both functions",
+        );
+      }
+      subscription = {
+        eventClass: eventClassOrListener as EventClass<object>,
+        listener: maybeListener as EventListener<object>,
+      };
+    }
+    // Copy on write, so a listener that unsubscribes during publish is safe.
+    this.#subscriptions = [...this.#subscriptions, subscription];
+    return () => {
+      this.#subscriptions = this.#subscriptions.filter((s) => s !== subscription);
+    };
+  }
+
+  /**
+   * Delivers `event` to every matching subscriber.
+   *
+   * @example Usage
+   * ```ts
+   * import { ActorSystem } from "@understudy/core";
+   *
+   * class CacheWarmed {}
+   * const system = ActorSystem.create("demo");
+   * system.eventStream.publish(new CacheWarmed());
+   * await system.terminate();
+   * ```
+   *
+   * @param event The event.
+   */
+  publish(event: object): void {
+    for (const { eventClass, listener } of this.#subscriptions) {
+      if (eventClass !== undefined && !(event instanceof eventClass)) continue;
+      try {
+        listener(event);
+      } catch (error) {
+        this.#onListenerError(error);
+      }
+    }
+  }
+}

@@ -1,0 +1,99 @@
+// Copyright 2026 the understudy authors. MIT license.
+// This module is browser compatible.
+
+/**
+ * An actor's mailbox: a FIFO of (message, sender) pairs.
+ *
+ * It is a ring buffer whose slots alternate message and sender, so a `tell`
+ * allocates nothing (no envelope object) and every operation is O(1)
+ * amortised, however long the queue grows.
+ *
+ * @module
+ */
+
+const INITIAL_SLOTS = 8; // four messages; must be a power of two
+
+/** A FIFO of (message, sender) pairs. Internal to the runtime. */
+export class Mailbox {
+  #slots: unknown[] = new Array(INITIAL_SLOTS);
+  #head = 0; // slot index of the oldest message
+  #length = 0; // slots in use (twice the number of messages)
+  /** The sender of the message most recently returned by {@linkcode shift}. */
+  shiftedSender: unknown = undefined;
+
+  /** Number of messages queued. */
+  get size(): number {
+    return this.#length >> 1;
+  }
+
+  /** Appends a message and its sender. */
+  push(message: unknown, sender: unknown): void {
+    if (this.#length === this.#slots.length) this.#grow();
+    const mask = this.#slots.length - 1;
+    const tail = (this.#head + this.#length) & mask;
+    this.#slots[tail] = message;
+    this.#slots[(tail + 1) & mask] = sender;
+    this.#length += 2;
+  }
+
+  /**
+   * Removes and returns the oldest message; its sender is left in
+   * {@linkcode shiftedSender}. Call only when `size > 0`.
+   */
+  shift(): unknown {
+    const slots = this.#slots;
+    const head = this.#head;
+    const message = slots[head];
+    this.shiftedSender = slots[head + 1];
+    slots[head] = undefined; // let the message be collected
+    slots[head + 1] = undefined;
+    this.#head = (head + 2) & (slots.length - 1);
+    this.#length -= 2;
+    return message;
+  }
+
+  /** Puts all of `other`'s messages, in order, before this mailbox's own, and empties `other`. */
+  prependAll(other: Mailbox): void {
+    if (other.size === 0) return;
+    const rest = this.drain();
+    other.forEach((message, sender) => this.push(message, sender));
+    other.drain();
+    for (let i = 0; i < rest.length; i += 2) this.push(rest[i], rest[i + 1]);
+  }
+
+  /** Calls `fn` with each queued message and sender, oldest first, without removing them. */
+  forEach(fn: (message: unknown, sender: unknown) => void): void {
+    const mask = this.#slots.length - 1;
+    for (let i = 0; i < this.#length; i += 2) {
+      const at = (this.#head + i) & mask;
+      fn(this.#slots[at], this.#slots[(at + 1) & mask]);
+    }
+  }
+
+  /** Removes every message for which `predicate` is true. */
+  removeWhere(predicate: (message: unknown, sender: unknown) => boolean): void {
+    const all = this.drain();
+    for (let i = 0; i < all.length; i += 2) {
+      if (!predicate(all[i], all[i + 1])) this.push(all[i], all[i + 1]);
+    }
+  }
+
+  /** Empties the mailbox and returns its contents as `[message, sender, message, sender, …]`. */
+  drain(): unknown[] {
+    const out: unknown[] = [];
+    this.forEach((message, sender) => out.push(message, sender));
+    this.#slots = new Array(INITIAL_SLOTS);
+    this.#head = 0;
+    this.#length = 0;
+    return out;
+  }
+
+  #grow(): void {
+    const old = this.#slots;
+    const next = new Array(old.length * 2);
+    const mask = old.length - 1;
+    for (let i = 0; i < this.#length; i++) next[i] = old[(this.#head + i) & mask];
+    this.#slots = next;
+    this.#head = 0;
+  }
+}

@@ -1,0 +1,230 @@
+// Copyright 2026 the understudy authors. MIT license.
+// This module is browser compatible.
+
+/**
+ * `Props`: the recipe for creating (and re-creating, on restart) an actor,
+ * and `supervise`, which attaches per-actor supervision to it.
+ *
+ * @module
+ */
+
+import { describeValue } from "../supervision/describe_value.ts";
+import { type ErrorClass, matchErrorClass } from "../supervision/strategy.ts";
+import { SupervisorStrategy, type TypedStrategy } from "../supervision/supervisor_strategy.ts";
+import type { Actor } from "./actor.ts";
+
+/**
+ * Options of {@linkcode Props.create}.
+ *
+ * @example Usage
+ * ```ts
+ * import { Props, type PropsOptions, Actor } from "@understudy/core";
+ *
+ * class Buffer extends Actor<string> {
+ *   onReceive(): void {
+ *     this.context.stash();
+ *   }
+ * }
+ * const options: PropsOptions = { stashCapacity: 10_000 };
+ * Props.create(() => new Buffer(), options);
+ * ```
+ */
+export interface PropsOptions {
+  /** How many messages `context.stash()` keeps; past that they go to dead letters. Default 1000. */
+  stashCapacity?: number;
+}
+
+type FailureClause = readonly [ErrorClass, TypedStrategy];
+
+/**
+ * How to create an actor. The factory is called again for every restart, so
+ * it must return a new instance each time.
+ *
+ * @example Usage
+ * ```ts
+ * import { Actor, ActorSystem, Props } from "@understudy/core";
+ *
+ * class Greeter extends Actor<string> {
+ *   constructor(private readonly greeting: string) {
+ *     super();
+ *   }
+ *   onReceive(name: string): void {
+ *     this.log.info(`${this.greeting}, ${name}`);
+ *   }
+ * }
+ *
+ * const system = ActorSystem.create("demo");
+ * const greeter = system.actorOf(Props.create(() => new Greeter("hello")), "greeter");
+ * greeter.tell("world");
+ * await system.terminate();
+ * ```
+ *
+ * @typeParam T The messages the actor accepts.
+ */
+export class Props<T> {
+  /** Creates a fresh actor instance. */
+  readonly factory: () => Actor<T>;
+  /** Capacity of `context.stash()`. */
+  readonly stashCapacity: number;
+  /** Per-actor failure clauses added by `supervise(...).onFailure(...)`. */
+  readonly failureClauses: readonly FailureClause[];
+
+  /** Use {@linkcode Props.create}. */
+  protected constructor(
+    factory: () => Actor<T>,
+    stashCapacity: number,
+    failureClauses: readonly FailureClause[],
+  ) {
+    this.factory = factory;
+    this.stashCapacity = stashCapacity;
+    this.failureClauses = failureClauses;
+  }
+
+  /**
+   * Props whose actors are made by `factory`.
+   *
+   * @example Usage
+   * ```ts
+   * import { Actor, Props } from "@understudy/core";
+   *
+   * class Worker extends Actor<string> {
+   *   onReceive(): void {}
+   * }
+   * const props = Props.create(() => new Worker());
+   * ```
+   *
+   * @typeParam T The messages the actor accepts.
+   * @param factory Returns a new actor instance on each call.
+   * @param options Stash capacity.
+   * @returns The props.
+   */
+  static create<T>(factory: () => Actor<T>, options: PropsOptions = {}): Props<T> {
+    if (typeof factory !== "function") {
+      throw new TypeError(
+        `Cannot create Props: "factory" must be a function returning a new Actor, as in Props.create(() => new MyActor()) (got ${
+          describeValue(factory)
+        })`,
+      );
+    }
+    const { stashCapacity = 1000 } = options;
+    if (typeof stashCapacity !== "number" || !Number.isInteger(stashCapacity) || stashCapacity < 0) {
+      throw new RangeError(
+        `Cannot create Props: "stashCapacity" must be a whole number >= 0 (got ${
+          describeValue(stashCapacity)
+        })`,
+      );
+    }
+    return new Props(factory, stashCapacity, []);
+  }
+
+  /**
+   * The typed strategy for `error`: the clause with the most specific
+   * matching class; `stop` when none matches. `undefined` when these props
+   * have no clauses (the parent's strategy decides).
+   */
+  strategyFor(error: unknown): TypedStrategy | undefined {
+    if (this.failureClauses.length === 0) return undefined;
+    return matchErrorClass(error, this.failureClauses) ?? SupervisorStrategy.stop;
+  }
+}
+
+/**
+ * Props with per-actor supervision; add clauses with `onFailure`.
+ *
+ * @example Usage
+ * ```ts
+ * import { Actor, Props, supervise, SupervisorStrategy, type SupervisedProps } from "@understudy/core";
+ *
+ * class Worker extends Actor<string> {
+ *   onReceive(): void {}
+ * }
+ * const props: SupervisedProps<string> = supervise(Props.create(() => new Worker()))
+ *   .onFailure(Error, SupervisorStrategy.restart);
+ * ```
+ *
+ * @typeParam T The messages the actor accepts.
+ */
+export class SupervisedProps<T> extends Props<T> {
+  /** Use {@linkcode supervise}. */
+  constructor(props: Props<T>, failureClauses: readonly FailureClause[] = props.failureClauses) {
+    super(props.factory, props.stashCapacity, failureClauses);
+  }
+
+  /**
+   * Applies `strategy` when the actor fails with an instance of
+   * `errorClass`. Clauses chain; when several match, the most specific class
+   * wins (a `TypeError` clause beats an `Error` clause, in either order); an
+   * error that matches none stops the actor.
+   *
+   * @example Usage
+   * ```ts
+   * import { Actor, Props, supervise, SupervisorStrategy } from "@understudy/core";
+   *
+   * class Worker extends Actor<string> {
+   *   onReceive(): void {}
+   * }
+   * supervise(Props.create(() => new Worker()))
+   *   .onFailure(Error, SupervisorStrategy.restartWithLimit(3, 60_000))
+   *   .onFailure(TypeError, SupervisorStrategy.resume);
+   * ```
+   *
+   * @param errorClass The error class to match.
+   * @param strategy What to do.
+   * @returns New props with the clause added.
+   */
+  onFailure(errorClass: ErrorClass, strategy: TypedStrategy): SupervisedProps<T> {
+    if (typeof errorClass !== "function") {
+      throw new TypeError(
+        `Cannot add failure clause: "errorClass" must be an error class such as Error (got ${
+          describeValue(errorClass)
+        })`,
+      );
+    }
+    if (typeof strategy !== "object" || strategy === null || !("kind" in strategy)) {
+      throw new TypeError(
+        `Cannot add failure clause: "strategy" must come from SupervisorStrategy, such as SupervisorStrategy.restart (got ${
+          describeValue(strategy)
+        })`,
+      );
+    }
+    return new SupervisedProps(this, [...this.failureClauses, [errorClass, strategy]]);
+  }
+}
+
+/**
+ * Starts attaching supervision to `props`: the actor is restarted, resumed
+ * or stopped in place by the strategies of its `onFailure` clauses, keeping
+ * its `ActorRef` across restarts.
+ *
+ * @example Usage
+ * ```ts
+ * import { Actor, ActorSystem, Props, supervise, SupervisorStrategy } from "@understudy/core";
+ *
+ * class Flaky extends Actor<string> {
+ *   onReceive(): void {
+ *     throw new Error("upstream not ready");
+ *   }
+ * }
+ * const system = ActorSystem.create("demo", { logLevel: "off" });
+ * const flaky = system.actorOf(
+ *   supervise(Props.create(() => new Flaky()))
+ *     .onFailure(Error, SupervisorStrategy.restartWithBackoff({ minBackoff: 200, maxBackoff: 10_000 })),
+ *   "flaky",
+ * );
+ * await system.terminate();
+ * ```
+ *
+ * @typeParam T The messages the actor accepts.
+ * @param props The props to supervise.
+ * @returns Props to which `onFailure` clauses can be added.
+ */
+export function supervise<T>(props: Props<T>): SupervisedProps<T> {
+  if (!(props instanceof Props)) {
+    throw new TypeError(
+      `Cannot supervise: "props" must be Props, as made by Props.create (got ${
+        describeValue(props)
+      })`,
+    );
+  }
+  return new SupervisedProps(props);
+}

@@ -1,0 +1,224 @@
+// Copyright 2026 the understudy authors. MIT license.
+// This module is browser compatible.
+
+/**
+ * Timers owned by one actor (`this.context.timers`): keyed, cancelled
+ * together when the actor stops or restarts.
+ *
+ * A timer that falls due puts a ticket in the actor's mailbox, not the
+ * message itself. The ticket is checked when it is taken out, so a timer
+ * cancelled or replaced after it fell due, but before its message was
+ * processed, never delivers.
+ *
+ * @module
+ */
+
+import { MAX_TIMER_DELAY_MS } from "../backoff/max_timer_delay.ts";
+import { describeValue } from "../supervision/describe_value.ts";
+
+/** A scheduled timer; also the ticket that reaches the mailbox. */
+export class TimerTicket {
+  constructor(
+    readonly key: unknown,
+    readonly message: unknown,
+    /** Milliseconds between deliveries, or -1 for a single timer. */
+    readonly repeatMs: number,
+    public handle: unknown,
+  ) {}
+}
+
+/**
+ * Keyed timers of one actor. Each delivers its message to the actor itself;
+ * starting a timer with a key in use replaces the old one.
+ *
+ * @example Usage
+ * ```ts
+ * import { Actor } from "@understudy/core";
+ *
+ * class Poller extends Actor<"tick" | "stop"> {
+ *   override preStart(): void {
+ *     this.context.timers.startTimerWithFixedDelay("poll", "tick", 1_000);
+ *   }
+ *   onReceive(message: "tick" | "stop"): void {
+ *     if (message === "stop") this.context.timers.cancel("poll");
+ *   }
+ * }
+ * ```
+ */
+export class TimerScheduler {
+  readonly #active = new Map<unknown, TimerTicket>();
+  readonly #deliver: (ticket: TimerTicket) => void;
+
+  /** @param deliver Puts a due ticket in the owner's mailbox. */
+  constructor(deliver: (ticket: TimerTicket) => void) {
+    this.#deliver = deliver;
+  }
+
+  /**
+   * Sends `message` to this actor once, after `delayMs`.
+   *
+   * @example Usage
+   * ```ts
+   * import { Actor } from "@understudy/core";
+   *
+   * class Session extends Actor<"timeout"> {
+   *   override preStart(): void {
+   *     this.context.timers.startSingleTimer("idle", "timeout", 30_000);
+   *   }
+   *   onReceive(): void {
+   *     this.context.stopSelf();
+   *   }
+   * }
+   * ```
+   *
+   * @param key Identifies the timer; a running timer with this key is replaced.
+   * @param message What to deliver.
+   * @param delayMs Milliseconds, 0 to 2,147,483,647.
+   */
+  startSingleTimer(key: unknown, message: unknown, delayMs: number): void {
+    this.#start(key, message, checkDelay("startSingleTimer", "delayMs", delayMs), -1);
+  }
+
+  /**
+   * Sends `message` to this actor every `delayMs`, first after
+   * `initialDelayMs` (default `delayMs`).
+   *
+   * @example Usage
+   * ```ts
+   * import { Actor } from "@understudy/core";
+   *
+   * class Heartbeat extends Actor<"beat"> {
+   *   override preStart(): void {
+   *     this.context.timers.startTimerWithFixedDelay("beat", "beat", 5_000, 0);
+   *   }
+   *   onReceive(): void {}
+   * }
+   * ```
+   *
+   * @param key Identifies the timer; a running timer with this key is replaced.
+   * @param message What to deliver each time.
+   * @param delayMs Milliseconds between deliveries, 1 to 2,147,483,647.
+   * @param initialDelayMs Milliseconds before the first delivery.
+   */
+  startTimerWithFixedDelay(
+    key: unknown,
+    message: unknown,
+    delayMs: number,
+    initialDelayMs: number = delayMs,
+  ): void {
+    const where = "startTimerWithFixedDelay";
+    if (checkDelay(where, "delayMs", delayMs) === 0) {
+      throw new RangeError(
+        `Cannot ${where}: "delayMs" must be > 0, or the timer would flood the mailbox (got 0)`,
+      );
+    }
+    this.#start(key, message, checkDelay(where, "initialDelayMs", initialDelayMs), delayMs);
+  }
+
+  /**
+   * `true` while the timer with `key` is started and its last message not yet
+   * processed.
+   *
+   * @example Usage
+   * ```ts
+   * import { Actor } from "@understudy/core";
+   *
+   * class Debounce extends Actor<"input" | "flush"> {
+   *   onReceive(message: "input" | "flush"): void {
+   *     if (message === "input" && !this.context.timers.isTimerActive("flush")) {
+   *       this.context.timers.startSingleTimer("flush", "flush", 100);
+   *     }
+   *   }
+   * }
+   * ```
+   *
+   * @param key The timer's key.
+   * @returns Whether it is active.
+   */
+  isTimerActive(key: unknown): boolean {
+    return this.#active.has(key);
+  }
+
+  /**
+   * Cancels the timer with `key`. Its message is not delivered, even if the
+   * timer already fell due.
+   *
+   * @example Usage
+   * ```ts
+   * import { Actor } from "@understudy/core";
+   *
+   * class Retry extends Actor<"ok" | "retry"> {
+   *   onReceive(message: "ok" | "retry"): void {
+   *     if (message === "ok") this.context.timers.cancel("retry");
+   *   }
+   * }
+   * ```
+   *
+   * @param key The timer's key.
+   */
+  cancel(key: unknown): void {
+    const ticket = this.#active.get(key);
+    if (ticket === undefined) return;
+    this.#active.delete(key);
+    globalThis.clearTimeout(ticket.handle as number);
+  }
+
+  /**
+   * Cancels every timer of this actor.
+   *
+   * @example Usage
+   * ```ts
+   * import { Actor } from "@understudy/core";
+   *
+   * class Quiet extends Actor<"hush"> {
+   *   onReceive(): void {
+   *     this.context.timers.cancelAll();
+   *   }
+   * }
+   * ```
+   */
+  cancelAll(): void {
+    for (const ticket of this.#active.values()) {
+      globalThis.clearTimeout(ticket.handle as number);
+    }
+    this.#active.clear();
+  }
+
+  /**
+   * Called when a ticket is taken out of the mailbox: returns `true` if its
+   * timer is still the active one for its key (so the message is delivered),
+   * and retires a single timer.
+   */
+  accept(ticket: TimerTicket): boolean {
+    if (this.#active.get(ticket.key) !== ticket) return false;
+    if (ticket.repeatMs < 0) this.#active.delete(ticket.key);
+    return true;
+  }
+
+  #start(key: unknown, message: unknown, delayMs: number, repeatMs: number): void {
+    this.cancel(key);
+    const ticket = new TimerTicket(key, message, repeatMs, undefined);
+    const fire = (): void => {
+      if (this.#active.get(key) !== ticket) return;
+      if (repeatMs >= 0) ticket.handle = globalThis.setTimeout(fire, repeatMs);
+      this.#deliver(ticket);
+    };
+    ticket.handle = globalThis.setTimeout(fire, delayMs);
+    this.#active.set(key, ticket);
+  }
+}
+
+/**
+ * Checks a delay in milliseconds: a finite number from 0 to 2,147,483,647
+ * (longer delays make `setTimeout` fire at once).
+ */
+export function checkDelay(where: string, option: string, value: unknown): number {
+  if (typeof value !== "number" || !(value >= 0 && value <= MAX_TIMER_DELAY_MS)) {
+    throw new RangeError(
+      `Cannot ${where}: "${option}" must be a finite number of milliseconds from 0 to ${MAX_TIMER_DELAY_MS} (got ${
+        describeValue(value)
+      })`,
+    );
+  }
+  return value;
+}

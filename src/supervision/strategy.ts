@@ -1,0 +1,415 @@
+// Copyright 2026 the understudy authors. MIT license.
+// This module is browser compatible.
+
+/**
+ * Classic supervision: what a parent does when one of its children fails.
+ *
+ * The decision logic lives here, apart from the runtime that carries it
+ * out, so it can be read and tested without actors or timers.
+ *
+ * @module
+ */
+
+import { describeValue } from "./describe_value.ts";
+
+/**
+ * What a parent does with a failed child.
+ *
+ * - `Resume`: keep the child's state and go on with the next message.
+ * - `Restart`: replace the child's instance with a fresh one from its
+ *   `Props`; the ref and the mailbox stay.
+ * - `Stop`: stop the child for good.
+ * - `Escalate`: fail the parent itself with the child's error, so the
+ *   grandparent decides.
+ *
+ * @example Usage
+ * ```ts
+ * import { Directive, OneForOneStrategy } from "@understudy/core";
+ *
+ * const strategy = new OneForOneStrategy(() => Directive.Restart);
+ * ```
+ */
+export const Directive = {
+  Resume: "resume",
+  Restart: "restart",
+  Stop: "stop",
+  Escalate: "escalate",
+} as const;
+
+/**
+ * One of the four {@linkcode Directive} values.
+ *
+ * @example Usage
+ * ```ts
+ * import type { Directive } from "@understudy/core";
+ *
+ * const directive: Directive = "restart";
+ * ```
+ */
+export type Directive = typeof Directive[keyof typeof Directive];
+
+/**
+ * Maps the error a child failed with to a {@linkcode Directive}.
+ *
+ * @example Usage
+ * ```ts
+ * import type { Decider } from "@understudy/core";
+ *
+ * const decider: Decider = (error) =>
+ *   error instanceof TypeError ? "resume" : "restart";
+ * ```
+ */
+export type Decider = (error: unknown) => Directive;
+
+/**
+ * Any error class (a constructor whose instances `instanceof` can test).
+ *
+ * @example Usage
+ * ```ts
+ * import type { ErrorClass } from "@understudy/core";
+ *
+ * const cls: ErrorClass = RangeError;
+ * ```
+ */
+// deno-lint-ignore no-explicit-any
+export type ErrorClass = abstract new (...args: any[]) => unknown;
+
+/**
+ * Finds the entry whose error class matches `error` most specifically (the
+ * class nearest to the error's own class in its prototype chain), so
+ * `[Error, …]` and `[TypeError, …]` may be listed in any order.
+ *
+ * @example Usage
+ * ```ts
+ * import { matchErrorClass } from "@understudy/core";
+ * import assert from "node:assert/strict";
+ *
+ * const cases: [typeof Error, string][] = [[Error, "any"], [TypeError, "type"]];
+ * assert.equal(matchErrorClass(new TypeError("x"), cases), "type");
+ * assert.equal(matchErrorClass(new RangeError("x"), cases), "any");
+ * assert.equal(matchErrorClass("not an error", cases), undefined);
+ * ```
+ *
+ * @typeParam V The value attached to each class.
+ * @param error The thrown value.
+ * @param cases Pairs of error class and value.
+ * @returns The value of the most specific matching class, or `undefined`.
+ */
+export function matchErrorClass<V>(
+  error: unknown,
+  cases: ReadonlyArray<readonly [ErrorClass, V]>,
+): V | undefined {
+  let best: V | undefined;
+  let bestDepth = -1;
+  for (const [errorClass, value] of cases) {
+    if (!(error instanceof errorClass)) continue;
+    const depth = prototypeDepth(errorClass.prototype);
+    if (depth > bestDepth) {
+      bestDepth = depth;
+      best = value;
+    }
+  }
+  return best;
+}
+
+function prototypeDepth(proto: unknown): number {
+  let depth = 0;
+  for (let p = proto; p !== null; p = Object.getPrototypeOf(p)) depth++;
+  return depth;
+}
+
+/**
+ * Builds a {@linkcode Decider} from pairs of error class and directive; the
+ * most specific matching class wins, and an error matching none gets
+ * `otherwise`.
+ *
+ * @example Usage
+ * ```ts
+ * import { decideByErrorClass, Directive, OneForOneStrategy } from "@understudy/core";
+ *
+ * class UpstreamDown extends Error {}
+ * const strategy = new OneForOneStrategy(
+ *   decideByErrorClass([[UpstreamDown, Directive.Restart], [TypeError, Directive.Stop]], Directive.Escalate),
+ * );
+ * ```
+ *
+ * @param cases Pairs of error class and directive.
+ * @param otherwise The directive for an error no class matches (default `Escalate`).
+ * @returns A decider.
+ */
+export function decideByErrorClass(
+  cases: ReadonlyArray<readonly [ErrorClass, Directive]>,
+  otherwise: Directive = Directive.Escalate,
+): Decider {
+  for (const [errorClass, directive] of cases) {
+    if (typeof errorClass !== "function") {
+      throw new TypeError(
+        `Cannot build decider: each case must start with an error class (got ${
+          describeValue(errorClass)
+        })`,
+      );
+    }
+    assertDirective(directive, "decideByErrorClass");
+  }
+  assertDirective(otherwise, "decideByErrorClass");
+  return (error) => matchErrorClass(error, cases) ?? otherwise;
+}
+
+function assertDirective(directive: unknown, where: string): void {
+  if (
+    directive !== "resume" && directive !== "restart" &&
+    directive !== "stop" && directive !== "escalate"
+  ) {
+    throw new TypeError(
+      `Cannot build ${where}: a directive must be "resume", "restart", "stop" or "escalate" (got ${
+        describeValue(directive)
+      })`,
+    );
+  }
+}
+
+/**
+ * Limits on restarts: at most `maxRetries` restarts within
+ * `withinTimeRangeMs`; past that the child is stopped.
+ *
+ * @example Usage
+ * ```ts
+ * import { OneForOneStrategy, type RestartLimits } from "@understudy/core";
+ *
+ * const limits: RestartLimits = { maxRetries: 3, withinTimeRangeMs: 10_000 };
+ * const strategy = new OneForOneStrategy(() => "restart", limits);
+ * ```
+ */
+export interface RestartLimits {
+  /**
+   * How many restarts are granted within the window: 0 grants none, 3 grants
+   * exactly three. Default `Infinity`.
+   */
+  maxRetries?: number;
+  /** The window's length in milliseconds. Default `Infinity` (one window forever). */
+  withinTimeRangeMs?: number;
+  /** Whether failures are logged at `error` level. Default `true`. */
+  loggingEnabled?: boolean;
+}
+
+/**
+ * The restart history of one child, kept by the runtime across the child's
+ * incarnations and read by {@linkcode requestRestartPermission}.
+ *
+ * @example Usage
+ * ```ts
+ * import { requestRestartPermission, type RestartStatistics } from "@understudy/core";
+ *
+ * const stats: RestartStatistics = { restartCount: 0, windowStartMs: 0 };
+ * requestRestartPermission(stats, 1, 1_000, 0); // true, and restartCount is now 1
+ * ```
+ */
+export interface RestartStatistics {
+  /** Restarts granted in the current window. */
+  restartCount: number;
+  /** When the current window opened. */
+  windowStartMs: number;
+}
+
+/**
+ * Decides whether one more restart is allowed, and counts it if so. A window
+ * opens at the first failure; a failure after the window has passed opens a
+ * new one with a fresh count.
+ *
+ * @example Usage
+ * ```ts
+ * import { requestRestartPermission } from "@understudy/core";
+ * import assert from "node:assert/strict";
+ *
+ * const stats = { restartCount: 0, windowStartMs: 0 };
+ * assert.equal(requestRestartPermission(stats, 2, 1_000, 10), true);
+ * assert.equal(requestRestartPermission(stats, 2, 1_000, 20), true);
+ * assert.equal(requestRestartPermission(stats, 2, 1_000, 30), false);
+ * assert.equal(requestRestartPermission(stats, 2, 1_000, 2_000), true); // a new window
+ * ```
+ *
+ * @param stats The child's history; updated in place.
+ * @param maxRetries Restarts granted per window.
+ * @param withinTimeRangeMs The window's length.
+ * @param nowMs The current time.
+ * @returns `true` if the child may restart.
+ */
+export function requestRestartPermission(
+  stats: RestartStatistics,
+  maxRetries: number,
+  withinTimeRangeMs: number,
+  nowMs: number,
+): boolean {
+  if (stats.restartCount === 0 || nowMs - stats.windowStartMs > withinTimeRangeMs) {
+    stats.restartCount = 0;
+    stats.windowStartMs = nowMs;
+  }
+  if (stats.restartCount >= maxRetries) return false;
+  stats.restartCount++;
+  return true;
+}
+
+/**
+ * What a parent does when a child fails: its decider picks a directive, and
+ * restart limits turn a `Restart` into a `Stop` once used up. Subclasses say
+ * whether the directive applies to the failed child alone or to all its
+ * siblings too.
+ *
+ * @example Usage
+ * ```ts
+ * import { Actor, OneForOneStrategy, type FaultHandlingStrategy } from "@understudy/core";
+ *
+ * class Parent extends Actor<string> {
+ *   override supervisorStrategy: FaultHandlingStrategy = new OneForOneStrategy(() => "resume");
+ *   onReceive(): void {}
+ * }
+ * ```
+ */
+export abstract class FaultHandlingStrategy {
+  /** Maps the failure to a directive. */
+  readonly decider: Decider;
+  /** Restarts granted per window. */
+  readonly maxRetries: number;
+  /** The window's length in milliseconds. */
+  readonly withinTimeRangeMs: number;
+  /** Whether failures are logged. */
+  readonly loggingEnabled: boolean;
+  /** `true` when a directive applies to every child, not just the failed one. */
+  abstract readonly appliesToAllChildren: boolean;
+
+  /**
+   * @param decider Maps an error to a directive.
+   * @param limits Restart limits and logging.
+   */
+  constructor(decider: Decider, limits: RestartLimits = {}) {
+    const name = new.target.name;
+    if (typeof decider !== "function") {
+      throw new TypeError(
+        `Cannot create ${name}: "decider" must be a function from error to directive (got ${
+          describeValue(decider)
+        })`,
+      );
+    }
+    const { maxRetries = Infinity, withinTimeRangeMs = Infinity, loggingEnabled = true } =
+      limits;
+    if (
+      typeof maxRetries !== "number" || !(maxRetries >= 0) ||
+      (maxRetries !== Infinity && !Number.isInteger(maxRetries))
+    ) {
+      throw new RangeError(
+        `Cannot create ${name}: "maxRetries" must be a whole number >= 0 or Infinity (got ${
+          describeValue(maxRetries)
+        })`,
+      );
+    }
+    if (typeof withinTimeRangeMs !== "number" || !(withinTimeRangeMs > 0)) {
+      throw new RangeError(
+        `Cannot create ${name}: "withinTimeRangeMs" must be a number > 0 or Infinity (got ${
+          describeValue(withinTimeRangeMs)
+        })`,
+      );
+    }
+    this.decider = decider;
+    this.maxRetries = maxRetries;
+    this.withinTimeRangeMs = withinTimeRangeMs;
+    this.loggingEnabled = loggingEnabled;
+  }
+
+  /**
+   * Picks the directive for `error`. A decider that throws or returns
+   * something else escalates, so a broken decider cannot hide a failure.
+   *
+   * @example Usage
+   * ```ts
+   * import { OneForOneStrategy } from "@understudy/core";
+   *
+   * new OneForOneStrategy(() => "stop").decide(new Error("boom")); // "stop"
+   * ```
+   *
+   * @param error The child's error.
+   * @returns The directive.
+   */
+  decide(error: unknown): Directive {
+    try {
+      const directive = this.decider(error);
+      if (
+        directive === "resume" || directive === "restart" || directive === "stop" ||
+        directive === "escalate"
+      ) {
+        return directive;
+      }
+    } catch {
+      // fall through: a broken decider escalates
+    }
+    return Directive.Escalate;
+  }
+}
+
+/**
+ * Applies the directive to the failed child only.
+ *
+ * @example Usage
+ * ```ts
+ * import { Actor, decideByErrorClass, OneForOneStrategy } from "@understudy/core";
+ *
+ * class Parent extends Actor<string> {
+ *   override supervisorStrategy = new OneForOneStrategy(
+ *     decideByErrorClass([[Error, "restart"]]),
+ *     { maxRetries: 3, withinTimeRangeMs: 60_000 },
+ *   );
+ *   onReceive(): void {}
+ * }
+ * ```
+ */
+export class OneForOneStrategy extends FaultHandlingStrategy {
+  /** Always `false`: only the failed child is affected. */
+  readonly appliesToAllChildren: boolean = false;
+}
+
+/**
+ * Applies the directive to the failed child and all its siblings, for
+ * children that only work together.
+ *
+ * @example Usage
+ * ```ts
+ * import { AllForOneStrategy } from "@understudy/core";
+ *
+ * const strategy = new AllForOneStrategy(() => "restart", { maxRetries: 5, withinTimeRangeMs: 10_000 });
+ * ```
+ */
+export class AllForOneStrategy extends FaultHandlingStrategy {
+  /** Always `true`: every child is affected. */
+  readonly appliesToAllChildren: boolean = true;
+}
+
+/**
+ * Stops any child that fails. The BackoffSupervisor runs its child under
+ * this, so a crash becomes a clean termination it can react to.
+ *
+ * @example Usage
+ * ```ts
+ * import { Actor, stoppingStrategy } from "@understudy/core";
+ *
+ * class Parent extends Actor<string> {
+ *   override supervisorStrategy = stoppingStrategy;
+ *   onReceive(): void {}
+ * }
+ * ```
+ */
+export const stoppingStrategy: OneForOneStrategy = new OneForOneStrategy(() => Directive.Stop);
+
+/**
+ * The strategy every actor has unless it overrides `supervisorStrategy`:
+ * restart a failed child, up to 10 times a minute, then stop it.
+ *
+ * @example Usage
+ * ```ts
+ * import { defaultStrategy } from "@understudy/core";
+ *
+ * defaultStrategy.maxRetries; // 10
+ * ```
+ */
+export const defaultStrategy: OneForOneStrategy = new OneForOneStrategy(
+  () => Directive.Restart,
+  { maxRetries: 10, withinTimeRangeMs: 60_000 },
+);

@@ -1,0 +1,211 @@
+// Copyright 2026 the understudy authors. MIT license.
+// This module is browser compatible.
+
+/**
+ * Per-actor supervision, the typed style: a strategy attached to an actor's
+ * `Props` with `supervise(props).onFailure(ErrorClass, strategy)`. The actor
+ * keeps its `ActorRef` across restarts; the parent is not consulted.
+ *
+ * This file holds the strategies and their decision logic; the runtime's
+ * actor cell carries them out.
+ *
+ * @module
+ */
+
+import { exponentialBackoff } from "../backoff/exponential.ts";
+import type { BackoffPolicy } from "../backoff/backoff_policy.ts";
+import { describeValue } from "./describe_value.ts";
+
+/**
+ * Options of {@linkcode SupervisorStrategy.restartWithBackoff}.
+ *
+ * @example Usage
+ * ```ts
+ * import { SupervisorStrategy, type RestartWithBackoffOptions } from "@understudy/core";
+ *
+ * const options: RestartWithBackoffOptions = { minBackoff: 200, maxBackoff: 10_000, randomFactor: 0.2 };
+ * SupervisorStrategy.restartWithBackoff(options);
+ * ```
+ */
+export interface RestartWithBackoffOptions {
+  /** The first delay, in milliseconds. */
+  minBackoff: number;
+  /** The longest delay, in milliseconds. */
+  maxBackoff: number;
+  /** Jitter: each delay is multiplied by `1 + u × randomFactor`, `u` uniform in [-1, 1]. Default 0.2. */
+  randomFactor?: number;
+  /** The count resets after the actor has run this long without failing. Default `(minBackoff + maxBackoff) / 2`. */
+  resetBackoffAfter?: number;
+  /** After this many restarts without a reset the actor is stopped. Default `Infinity`. */
+  maxRestarts?: number;
+  /** How many messages are kept while the actor waits to restart; the rest go to dead letters. Default 1000. */
+  stashCapacity?: number;
+  /** Overrides the delay policy built from the three numbers above. */
+  policy?: BackoffPolicy;
+}
+
+/** The action a typed strategy takes. */
+type StrategyKind = "restart" | "resume" | "stop" | "backoff";
+
+/**
+ * A typed supervision strategy: what happens to an actor when it fails with
+ * an error its `supervise(...).onFailure(...)` clause matches. Build one with
+ * {@linkcode SupervisorStrategy}.
+ *
+ * @example Usage
+ * ```ts
+ * import { SupervisorStrategy, type TypedStrategy } from "@understudy/core";
+ *
+ * const quiet: TypedStrategy = SupervisorStrategy.restart.withLoggingEnabled(false);
+ * ```
+ */
+export class TypedStrategy {
+  /** `restart`, `resume`, `stop` or `backoff`. */
+  readonly kind: StrategyKind;
+  /** Whether failures are logged at `error` level. */
+  readonly loggingEnabled: boolean;
+  /** Restarts granted within `withinMs` (`restart` and `backoff`). */
+  readonly maxRestarts: number;
+  /** The window for `maxRestarts` with `restartWithLimit`. */
+  readonly withinMs: number;
+  /** Delays between restarts (`backoff` only). */
+  readonly policy: BackoffPolicy | undefined;
+  /** How long the actor must run without failing for the count to reset (`backoff` only). */
+  readonly resetBackoffAfter: number;
+  /** Messages kept while waiting to restart (`backoff` only). */
+  readonly stashCapacity: number;
+
+  /** Use the factories on {@linkcode SupervisorStrategy} instead. */
+  constructor(
+    kind: StrategyKind,
+    fields: {
+      loggingEnabled?: boolean;
+      maxRestarts?: number;
+      withinMs?: number;
+      policy?: BackoffPolicy;
+      resetBackoffAfter?: number;
+      stashCapacity?: number;
+    } = {},
+  ) {
+    this.kind = kind;
+    this.loggingEnabled = fields.loggingEnabled ?? true;
+    this.maxRestarts = fields.maxRestarts ?? Infinity;
+    this.withinMs = fields.withinMs ?? Infinity;
+    this.policy = fields.policy;
+    this.resetBackoffAfter = fields.resetBackoffAfter ?? Infinity;
+    this.stashCapacity = fields.stashCapacity ?? 1000;
+  }
+
+  /**
+   * The same strategy with failure logging switched on or off.
+   *
+   * @example Usage
+   * ```ts
+   * import { SupervisorStrategy } from "@understudy/core";
+   *
+   * SupervisorStrategy.resume.withLoggingEnabled(false).loggingEnabled; // false
+   * ```
+   *
+   * @param enabled Whether to log failures.
+   * @returns A new strategy.
+   */
+  withLoggingEnabled(enabled: boolean): TypedStrategy {
+    return new TypedStrategy(this.kind, { ...this, loggingEnabled: enabled });
+  }
+}
+
+function checkCount(where: string, option: string, value: unknown): number {
+  if (
+    typeof value !== "number" || !(value >= 0) ||
+    (value !== Infinity && !Number.isInteger(value))
+  ) {
+    throw new RangeError(
+      `Cannot create ${where}: "${option}" must be a whole number >= 0 or Infinity (got ${
+        describeValue(value)
+      })`,
+    );
+  }
+  return value;
+}
+
+function checkDuration(where: string, option: string, value: unknown): number {
+  if (typeof value !== "number" || !(value > 0)) {
+    throw new RangeError(
+      `Cannot create ${where}: "${option}" must be a number of milliseconds > 0 (got ${
+        describeValue(value)
+      })`,
+    );
+  }
+  return value;
+}
+
+/**
+ * The typed supervision strategies, attached to an actor's `Props` with
+ * `supervise(props).onFailure(ErrorClass, strategy)`.
+ *
+ * @example Usage
+ * ```ts
+ * import { Props, supervise, SupervisorStrategy, Actor } from "@understudy/core";
+ *
+ * class Connection extends Actor<string> {
+ *   onReceive(): void {}
+ * }
+ * class ProtocolError extends Error {}
+ *
+ * const props = supervise(Props.create(() => new Connection()))
+ *   .onFailure(Error, SupervisorStrategy.restartWithBackoff({ minBackoff: 200, maxBackoff: 10_000 }))
+ *   .onFailure(ProtocolError, SupervisorStrategy.stop);
+ * ```
+ */
+export const SupervisorStrategy: {
+  /** Restart in place at once, without limit. */
+  readonly restart: TypedStrategy;
+  /** Keep the actor's state and go on with the next message. */
+  readonly resume: TypedStrategy;
+  /** Stop the actor (what happens to an error no clause matches). */
+  readonly stop: TypedStrategy;
+  /**
+   * Restart at once, at most `maxRetries` times within `withinMs`; then stop.
+   *
+   * @param maxRetries Restarts granted per window (0 grants none).
+   * @param withinMs The window in milliseconds (default `Infinity`).
+   */
+  restartWithLimit(maxRetries: number, withinMs?: number): TypedStrategy;
+  /**
+   * Restart after an exponentially growing, jittered delay, keeping the
+   * messages that arrive meanwhile.
+   *
+   * @param options Delays, reset, limit and stash capacity.
+   */
+  restartWithBackoff(options: RestartWithBackoffOptions): TypedStrategy;
+} = {
+  restart: new TypedStrategy("restart"),
+  resume: new TypedStrategy("resume"),
+  stop: new TypedStrategy("stop"),
+  restartWithLimit(maxRetries: number, withinMs: number = Infinity): TypedStrategy {
+    const where = "SupervisorStrategy.restartWithLimit";
+    return new TypedStrategy("restart", {
+      maxRestarts: checkCount(where, "maxRetries", maxRetries),
+      withinMs: checkDuration(where, "withinMs", withinMs),
+    });
+  },
+  restartWithBackoff(options: RestartWithBackoffOptions): TypedStrategy {
+    const where = "SupervisorStrategy.restartWithBackoff";
+    if (typeof options !== "object" || options === null) {
+      throw new TypeError(
+        `Cannot create ${where}: options must be an object (got ${describeValue(options)})`,
+      );
+    }
+    const { minBackoff, maxBackoff, randomFactor = 0.2 } = options;
+    // exponentialBackoff validates minBackoff, maxBackoff and randomFactor.
+    const policy = options.policy ??
+      exponentialBackoff({ minMs: minBackoff, maxMs: maxBackoff, randomFactor });
+    const resetBackoffAfter = options.resetBackoffAfter ?? (minBackoff + maxBackoff) / 2;
+    return new TypedStrategy("backoff", {
+      policy,
+      resetBackoffAfter: checkDuration(where, "resetBackoffAfter", resetBackoffAfter),
+      maxRestarts: checkCount(where, "maxRestarts", options.maxRestarts ?? Infinity),
+      stashCapacity: checkCount(where, "stashCapacity", options.stashCapacity ?? 1000),
+    });
+  },
+};
