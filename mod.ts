@@ -90,3 +90,20 @@ export {
   TypedStrategy,
 } from "./src/supervision/supervisor_strategy.ts";
 export * from "./src/backoff/mod.ts";
+export {
+  BackoffChildFailed,
+  BackoffChildStarted,
+  BackoffCounterReset,
+  BackoffEvent,
+  BackoffGaveUp,
+  BackoffMessageDropped,
+  type BackoffOptions,
+  BackoffScheduled,
+  BackoffSupervisor,
+  CurrentChild,
+  GetCurrentChild,
+  GetRestartCount,
+  RestartCount,
+  ResetRestartCount,
+} from "./src/patterns/backoff_supervisor.ts";
+export type { ResetCounter, TriggerOn } from "./src/patterns/backoff_decision.ts";

@@ -812,6 +812,8 @@ export class ActorCell<T> extends ActorRef<T> implements ActorContext<T> {
       }
       for (const watcher of extras.watchers ?? []) {
         watcher.extras?.watching?.delete(this as unknown as ActorCell<never>);
+        // A watcher on its way out has no use for the news (and it is no sent message to dead-letter).
+        if (watcher.status >= STOPPING) continue;
         watcher.enqueue(new Terminated(this as unknown as ActorRef<never>), this);
       }
       extras.watchers = undefined;

@@ -271,6 +271,40 @@ export class ActorSystem {
   }
 
   /**
+   * Publishes a {@linkcode DeadLetter} for a message that will not be
+   * delivered, for actors that drop or discard messages themselves (as the
+   * BackoffSupervisor does). If the message's sender is a pending `ask`, the
+   * ask fails at once with {@linkcode UndeliveredError}.
+   *
+   * @example Usage
+   * ```ts
+   * import { Actor, ActorSystem, Props } from "@understudy/core";
+   *
+   * class Bouncer extends Actor<string> {
+   *   onReceive(message: string): void {
+   *     this.context.system.publishDeadLetter(message, this.sender, this.self, "closed for the night");
+   *   }
+   * }
+   * const system = ActorSystem.create("demo");
+   * system.actorOf(Props.create(() => new Bouncer())).tell("let me in");
+   * await system.terminate();
+   * ```
+   *
+   * @param message The undelivered message.
+   * @param sender Its sender, if any.
+   * @param recipient Who it was for.
+   * @param reason Why it is not delivered.
+   */
+  publishDeadLetter(
+    message: unknown,
+    sender: ActorRef<never> | undefined,
+    recipient: ActorRef<never>,
+    reason: string,
+  ): void {
+    this.#core.deadLetter(message, sender, recipient, reason);
+  }
+
+  /**
    * Creates a top-level actor, a child of `/user`.
    *
    * @example Usage

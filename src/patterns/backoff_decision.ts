@@ -1,0 +1,143 @@
+// Copyright 2026 the understudy authors. MIT license.
+// This module is browser compatible.
+
+/**
+ * The BackoffSupervisor's decisions, apart from its message plumbing: when
+ * to respawn the child, how long to wait, when the restart count resets, and
+ * when to give up. Pure: time comes in as arguments, so every rule is
+ * testable without actors or timers.
+ *
+ * @module
+ */
+
+import type { BackoffPolicy } from "../backoff/backoff_policy.ts";
+import { MAX_TIMER_DELAY_MS } from "../backoff/max_timer_delay.ts";
+
+/**
+ * When the restart count goes back to 0:
+ * - `"after-min-stable"`: once a child has been alive `minBackoff` ms;
+ * - `{ kind: "after-time", ms }`: once a child has been alive `ms`;
+ * - `"never"`;
+ * - `"manual"`: only when the child sends `BackoffSupervisor.Reset` to its
+ *   parent (reset after real success, not mere survival).
+ *
+ * @example Usage
+ * ```ts
+ * import type { ResetCounter } from "@understudy/core";
+ *
+ * const reset: ResetCounter = { kind: "after-time", ms: 30_000 };
+ * ```
+ */
+export type ResetCounter =
+  | "after-min-stable"
+  | "never"
+  | "manual"
+  | { kind: "after-time"; ms: number };
+
+/**
+ * Which child terminations lead to a respawn:
+ * - `"any"`: crashes and clean stops;
+ * - `"failure"`: crashes only; a clean `stopSelf()` means the work is done,
+ *   and the supervisor stops too;
+ * - `"stop"`: clean stops only; a crash escalates to the supervisor's parent.
+ *
+ * @example Usage
+ * ```ts
+ * import type { TriggerOn } from "@understudy/core";
+ *
+ * const trigger: TriggerOn = "failure";
+ * ```
+ */
+export type TriggerOn = "any" | "failure" | "stop";
+
+/** How a child ended. */
+export type Termination = "failure" | "stop";
+
+/** What to do after a child terminated. */
+export type Verdict =
+  | { readonly action: "respawn"; readonly delayMs: number; readonly restartCount: number }
+  | { readonly action: "give-up"; readonly restartCount: number }
+  | { readonly action: "complete" };
+
+/** The inputs of {@linkcode BackoffDecision}. */
+export interface BackoffDecisionOptions {
+  readonly policy: BackoffPolicy;
+  readonly minBackoff: number;
+  readonly maxBackoff: number;
+  readonly resetCounter: ResetCounter;
+  readonly triggerOn: TriggerOn;
+  readonly maxRestarts: number;
+}
+
+/**
+ * The restart count and the rules that move it. One instance per
+ * supervisor incarnation.
+ */
+export class BackoffDecision {
+  /** Respawns since the last reset; the policy's `restartCount` for the next delay. */
+  restartCount = 0;
+  readonly #options: BackoffDecisionOptions;
+  /** When the current child finished starting, or -1 while none is up. */
+  #startedAt = -1;
+
+  constructor(options: BackoffDecisionOptions) {
+    this.#options = options;
+  }
+
+  /** How long a child must stay alive for the count to reset; `Infinity` if it never resets by time. */
+  get stableAfterMs(): number {
+    const reset = this.#options.resetCounter;
+    if (reset === "after-min-stable") return this.#options.minBackoff;
+    if (typeof reset === "object") return reset.ms;
+    return Infinity;
+  }
+
+  /** A child finished starting at `nowMs`. */
+  childStarted(nowMs: number): void {
+    this.#startedAt = nowMs;
+  }
+
+  /**
+   * Resets the count if the current child has been alive long enough.
+   *
+   * @returns `true` if the count went from above 0 to 0.
+   */
+  resetIfStable(nowMs: number): boolean {
+    if (this.#startedAt < 0 || nowMs - this.#startedAt < this.stableAfterMs) return false;
+    return this.reset();
+  }
+
+  /**
+   * Resets the count (a manual `Reset`).
+   *
+   * @returns `true` if it was above 0.
+   */
+  reset(): boolean {
+    const wasAbove = this.restartCount > 0;
+    this.restartCount = 0;
+    return wasAbove;
+  }
+
+  /** The child ended at `nowMs`: respawn after a delay, give up, or finish. */
+  childTerminated(how: Termination, nowMs: number): Verdict {
+    this.resetIfStable(nowMs);
+    this.#startedAt = -1;
+    const { triggerOn, maxRestarts, policy, maxBackoff } = this.#options;
+    if (how === "stop" && triggerOn === "failure") return { action: "complete" };
+    if (this.restartCount >= maxRestarts) {
+      return { action: "give-up", restartCount: this.restartCount };
+    }
+    const restartCount = this.restartCount++;
+    return { action: "respawn", delayMs: safeDelay(policy.delayFor(restartCount), maxBackoff), restartCount };
+  }
+}
+
+/**
+ * A custom policy may return anything; a delay `setTimeout` cannot honour
+ * (NaN, negative, over 2^31 − 1 ms, which fires at once) becomes `maxBackoff`
+ * or is clamped, so a broken policy cannot cause a restart storm.
+ */
+function safeDelay(delayMs: number, maxBackoff: number): number {
+  if (typeof delayMs !== "number" || !(delayMs >= 0)) return maxBackoff;
+  return Math.min(delayMs, MAX_TIMER_DELAY_MS);
+}
