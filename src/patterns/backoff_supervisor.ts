@@ -689,7 +689,10 @@ export class BackoffSupervisor<T> extends Actor<unknown> {
     this.context.timers.cancel("grace");
     this.context.timers.cancel("stability");
     const how: Termination = ref === (this.#failedChild as unknown) ? "failure" : "stop";
-    const verdict = this.#decision.childTerminated(how, this.#settings.clock());
+    const now = this.#settings.clock();
+    // A child that was stable but died before its stability check ran still resets the count.
+    if (this.#decision.resetIfStable(now)) this.#publish(new BackoffCounterReset(this.#me));
+    const verdict = this.#decision.childTerminated(how, now);
     switch (verdict.action) {
       case "respawn":
         this.#publish(new BackoffScheduled(this.#me, verdict.restartCount, verdict.delayMs));
