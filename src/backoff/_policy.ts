@@ -1,0 +1,72 @@
+// Copyright 2026 the understudy authors. MIT license.
+// This module is browser compatible.
+
+// What every policy shares: option validation, `restartCount` validation, a
+// result `setTimeout` can honour, and the capped doubling and jitter maths.
+
+import type { BackoffPolicy } from "./backoff_policy.ts";
+import { MAX_TIMER_DELAY_MS } from "./max_timer_delay.ts";
+import { checkNumber, type OptionReader, readOptions } from "./_validation.ts";
+
+/**
+ * Builds a policy. `setup` reads the options and returns the delay function;
+ * `delayFor` wraps it so that it rejects a `restartCount` that is not an
+ * integer from 0 to `Number.MAX_SAFE_INTEGER`, and clamps the result to [0,
+ * MAX_TIMER_DELAY_MS], NaN becoming 0, whatever the function (or a custom
+ * `random`) produced.
+ *
+ * @param kind The policy, such as "exponential", for messages.
+ */
+export function createPolicy(
+  kind: string,
+  options: unknown,
+  setup: (options: OptionReader) => (restartCount: number) => number,
+): BackoffPolicy {
+  const delay = setup(readOptions(kind, options));
+  // Built once here, not on every call.
+  const action = `compute ${kind} backoff delay`;
+  return {
+    delayFor(restartCount: number): number {
+      checkNumber(
+        action,
+        "restartCount",
+        restartCount,
+        0,
+        Number.MAX_SAFE_INTEGER,
+        true,
+      );
+      const ms = delay(restartCount);
+      // `>` is false for NaN, so NaN becomes 0 too.
+      return ms > 0 ? Math.min(ms, MAX_TIMER_DELAY_MS) : 0;
+    },
+  };
+}
+
+/**
+ * Returns `n => min(capMs, baseMs × 2^n)`, computed so that it is never NaN
+ * for any n >= 0 (`2 ** 1024` is Infinity, and `0 × Infinity` is NaN).
+ */
+export function cappedDoubling(
+  baseMs: number,
+  capMs: number,
+): (n: number) => number {
+  // From this exponent on, baseMs × 2^n >= capMs: doubling further would
+  // only risk overflow. floor + 1 errs on the high side, which Math.min
+  // makes harmless.
+  const lastExponent = baseMs > 0
+    ? Math.floor(Math.log2(capMs / baseMs)) + 1
+    : 0;
+  return (n) => Math.min(capMs, baseMs * 2 ** Math.min(n, lastExponent));
+}
+
+/**
+ * Moves `ms` uniformly within ±`randomFactor` of itself:
+ * `ms × (1 + u × randomFactor)` with `u` uniform in [-1, 1).
+ */
+export function jitter(
+  ms: number,
+  randomFactor: number,
+  random: () => number,
+): number {
+  return ms * (1 + (2 * random() - 1) * randomFactor);
+}
