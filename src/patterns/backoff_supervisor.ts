@@ -332,6 +332,15 @@ class StabilityCheck {
   constructor(readonly child: ActorRef<unknown>) {}
 }
 
+/** Messages the supervisor handles itself, never forwarding them. */
+function isControl(message: unknown): boolean {
+  return typeof message === "object" && message !== null &&
+    (message instanceof Terminated || message instanceof GetCurrentChild ||
+      message instanceof GetRestartCount || message instanceof ResetRestartCount ||
+      message instanceof Respawn || message instanceof GraceElapsed ||
+      message instanceof StabilityCheck);
+}
+
 const NAME_PATTERN = /^[^/$\s][^/\s]*$/;
 
 /** Options after defaults and validation. */
@@ -529,7 +538,10 @@ export class BackoffSupervisor<T> extends Actor<unknown> {
   #failedChild: ActorRef<T> | undefined = undefined;
   /** Children spawned by this incarnation; also the respawn timer's tag. */
   #generation = 0;
-  /** The stash was delivered to the current child: forward directly. */
+  /**
+   * The current child is up, past its grace window, and the stash was
+   * delivered to it: forward directly. False whenever the child is down.
+   */
   #graceOver = false;
 
   /** A crash stops the child (or escalates, with `triggerOn: "stop"`); the backoff does the rest. */
@@ -544,7 +556,7 @@ export class BackoffSupervisor<T> extends Actor<unknown> {
       // forwarded to a dying child.
       const child = this.#child ?? this.#lastChild!;
       this.#failedChild = child;
-      this.#child = undefined;
+      this.#childDown();
       this.#publish(new BackoffChildFailed(this.#me, child as ActorRef<never>, error));
       if (settings.triggerOn === "stop") return Directive.Escalate;
       this.log.warn(`child ${child.path} failed: ${error instanceof Error ? error.message : String(error)}`);
@@ -554,6 +566,14 @@ export class BackoffSupervisor<T> extends Actor<unknown> {
     const hooks: ChildLifecycleHooks = {
       childStarted: (child) => this.#childStarted(child),
       childStopping: (child, undelivered) => this.#childStopping(child, undelivered),
+      forward: (message, sender) => {
+        // Only the steady state takes the shortcut; anything else (a child
+        // down, in its grace window, a stash to drain, a protocol message)
+        // goes through onReceive.
+        if (!this.#graceOver || isControl(message)) return false;
+        this.#child!.tell(message as T, sender);
+        return true;
+      },
     };
     Object.defineProperty(this, childLifecycle, { value: hooks });
   }
@@ -573,7 +593,7 @@ export class BackoffSupervisor<T> extends Actor<unknown> {
   }
 
   onReceive(message: unknown): void {
-    if (typeof message === "object" && message !== null) {
+    if (isControl(message)) {
       if (message instanceof Terminated) return this.#childTerminated(message.ref);
       if (message instanceof GetCurrentChild) {
         return this.sender?.tell(new CurrentChild(this.#child));
@@ -619,7 +639,7 @@ export class BackoffSupervisor<T> extends Actor<unknown> {
   }
 
   #childStopping(child: ActorRef<never>, undelivered: Envelope[]): void {
-    if (child === (this.#child as unknown)) this.#child = undefined;
+    if (child === (this.#child as unknown)) this.#childDown();
     // Messages the child never processed were sent before anything now in
     // the stash (which only fills while the child is down or in its grace),
     // so they go in front.
@@ -647,6 +667,12 @@ export class BackoffSupervisor<T> extends Actor<unknown> {
     this.context.watch(child);
     this.#child = child;
     this.#lastChild = child;
+  }
+
+  /** From now on messages wait in the stash (or are dropped). */
+  #childDown(): void {
+    this.#child = undefined;
+    this.#graceOver = false;
   }
 
   #forward(message: unknown, sender: ActorRef<never> | undefined): void {
@@ -685,7 +711,7 @@ export class BackoffSupervisor<T> extends Actor<unknown> {
 
   #childTerminated(ref: ActorRef<never>): void {
     if (ref !== (this.#lastChild as unknown)) return; // an earlier child's, or a stranger's
-    this.#child = undefined;
+    this.#childDown();
     this.context.timers.cancel("grace");
     this.context.timers.cancel("stability");
     const how: Termination = ref === (this.#failedChild as unknown) ? "failure" : "stop";

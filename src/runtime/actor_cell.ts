@@ -51,6 +51,7 @@ const BUSY = 2; // an async preStart or onReceive is in flight
 const STOP_REQUESTED = 4; // stop once the message in flight is done
 const RESTART_PENDING = 8; // restart once the children being stopped are gone
 const AWAITING_PARENT = 16; // suspended after escalating; follows the parent's fate
+const FORWARDS = 32; // the actor's hooks may pass messages straight to a child
 
 /** Marks a failure that happened outside any message (in start or restart). */
 const NO_MESSAGE: unique symbol = Symbol("no message");
@@ -96,6 +97,14 @@ export interface ChildLifecycleHooks {
   childStarted(child: ActorRef<never>): void;
   /** `child` is stopping; `undelivered` are its unprocessed messages, oldest first. */
   childStopping(child: ActorRef<never>, undelivered: Envelope[]): void;
+  /**
+   * Offered each message sent to this actor while its mailbox is empty and
+   * it is idle, so nothing sent earlier is still pending: it may pass the
+   * message on to a child itself (returning `true`) instead of taking a
+   * turn through its own mailbox. A forwarding actor then costs one extra
+   * call per message, not a second dispatch.
+   */
+  forward?(message: unknown, sender: ActorRef<never> | undefined): boolean;
 }
 
 /** Per-cell state most actors never need, allocated on first use to keep idle actors small. */
@@ -180,8 +189,16 @@ export class ActorCell<T> extends ActorRef<T> implements ActorContext<T> {
         return;
       }
     }
+    const flags = this.flags;
+    if (
+      (flags & FORWARDS) !== 0 && (flags & (BUSY | SCHEDULED)) === 0 && this.status === RUNNING &&
+      sender !== FROM_TIMER && (this.mailbox === undefined || this.mailbox.size === 0) &&
+      this.#ownHooks()!.forward!(message, sender as ActorRef<never> | undefined)
+    ) {
+      return;
+    }
     (this.mailbox ??= new Mailbox()).push(message, sender);
-    if ((this.flags & (SCHEDULED | BUSY)) === 0 && this.status !== SUSPENDED) {
+    if ((flags & (SCHEDULED | BUSY)) === 0 && this.status !== SUSPENDED) {
       this.flags |= SCHEDULED;
       this.core.dispatcher.schedule(this);
     }
@@ -248,12 +265,14 @@ export class ActorCell<T> extends ActorRef<T> implements ActorContext<T> {
     const target = ref as ActorCell<never>;
     if (target === (this as unknown)) return ref;
     const watching = this.#extras().watching ??= new Set();
+    // A target stays in `watching` until its Terminated is processed, so
+    // watching it again meanwhile cannot queue a second one.
     if (watching.has(target)) return ref;
+    watching.add(target);
     if (target.status === STOPPED) {
       this.enqueue(new Terminated(target), target);
       return ref;
     }
-    watching.add(target);
     (target.#extras().watchers ??= new Set()).add(this as unknown as ActorCell<never>);
     return ref;
   }
@@ -409,6 +428,10 @@ export class ActorCell<T> extends ActorRef<T> implements ActorContext<T> {
       message = ticket.message;
       sender = undefined;
     }
+    if (message instanceof Terminated && sender === message.ref) {
+      // The runtime's own notice: the watch it answers is over once processed.
+      this.extras?.watching?.delete(sender as ActorCell<never>);
+    }
     this.currentMessage = message;
     this.currentSender = sender as ActorRef<unknown> | undefined;
     const actor = this.actor!;
@@ -479,6 +502,9 @@ export class ActorCell<T> extends ActorRef<T> implements ActorContext<T> {
       return;
     }
     this.actor = actor;
+    this.flags = this.#ownHooks()?.forward === undefined
+      ? this.flags & ~FORWARDS
+      : this.flags | FORWARDS;
     let result: void | Promise<void>;
     try {
       result = restartReason === NO_MESSAGE ? actor.preStart() : actor.postRestart(restartReason);
@@ -523,10 +549,12 @@ export class ActorCell<T> extends ActorRef<T> implements ActorContext<T> {
   }
 
   #parentHooks(): ChildLifecycleHooks | undefined {
-    const parentActor = this.parentCell?.actor as
-      | (Actor<never> & { [childLifecycle]?: ChildLifecycleHooks })
-      | undefined;
-    return parentActor?.[childLifecycle];
+    return this.parentCell === undefined ? undefined : this.parentCell.#ownHooks();
+  }
+
+  #ownHooks(): ChildLifecycleHooks | undefined {
+    return (this.actor as (Actor<T> & { [childLifecycle]?: ChildLifecycleHooks }) | undefined)
+      ?.[childLifecycle];
   }
 
   /**
@@ -811,9 +839,9 @@ export class ActorCell<T> extends ActorRef<T> implements ActorContext<T> {
         target.extras?.watchers?.delete(this as unknown as ActorCell<never>);
       }
       for (const watcher of extras.watchers ?? []) {
-        watcher.extras?.watching?.delete(this as unknown as ActorCell<never>);
         // A watcher on its way out has no use for the news (and it is no sent message to dead-letter).
         if (watcher.status >= STOPPING) continue;
+        // The watcher keeps this cell in `watching` until it processes the Terminated.
         watcher.enqueue(new Terminated(this as unknown as ActorRef<never>), this);
       }
       extras.watchers = undefined;
