@@ -31,7 +31,9 @@ import {
 
 const start = performance.now();
 function say(line: string): void {
-  console.log(`${String(Math.round(performance.now() - start)).padStart(5)} ms  ${line}`);
+  console.log(
+    `${String(Math.round(performance.now() - start)).padStart(5)} ms  ${line}`,
+  );
 }
 
 // ── 1. Classic supervision ────────────────────────────────────────────────
@@ -43,7 +45,9 @@ class Worker extends Actor<string> {
   onReceive(job: string): void {
     if (job.startsWith("bad")) throw new Error(`cannot do "${job}"`);
     this.#handled++;
-    say(`${this.self.path} did "${job}" (${this.#handled} since its last start)`);
+    say(
+      `${this.self.path} did "${job}" (${this.#handled} since its last start)`,
+    );
   }
 }
 
@@ -54,7 +58,10 @@ class Manager extends Actor<string> {
   });
   #worker!: ActorRef<string>;
   override preStart(): void {
-    this.#worker = this.context.actorOf(Props.create(() => new Worker()), "worker");
+    this.#worker = this.context.actorOf(
+      Props.create(() => new Worker()),
+      "worker",
+    );
   }
   onReceive(job: string): void {
     this.#worker.tell(job, this.self);
@@ -75,26 +82,52 @@ class Connection extends Actor<string> {
 
 const system = ActorSystem.create("demo", { logLevel: "off" });
 system.eventStream.subscribe(ActorFailed, (event) => {
-  say(`${event.ref.path} failed: ${(event.error as Error).message} -> ${event.directive}`);
+  say(
+    `${event.ref.path} failed: ${
+      (event.error as Error).message
+    } -> ${event.directive}`,
+  );
 });
-system.eventStream.subscribe(ActorRestarted, (event) => say(`${event.ref.path} restarted`));
+system.eventStream.subscribe(
+  ActorRestarted,
+  (event) => say(`${event.ref.path} restarted`),
+);
 system.eventStream.subscribe(DeadLetter, (dead) => {
-  say(`dead letter: ${JSON.stringify(dead.message)} to ${dead.recipient.path} (${dead.reason})`);
+  say(
+    `dead letter: ${
+      JSON.stringify(dead.message)
+    } to ${dead.recipient.path} (${dead.reason})`,
+  );
 });
 system.eventStream.subscribe(BackoffScheduled, (event) => {
-  say(`backoff: respawn in ${Math.round(event.delayMs)} ms (restart #${event.restartCount + 1})`);
+  say(
+    `backoff: respawn in ${Math.round(event.delayMs)} ms (restart #${
+      event.restartCount + 1
+    })`,
+  );
 });
-system.eventStream.subscribe(BackoffChildStarted, (event) => say(`backoff: ${event.child.path} is up`));
+system.eventStream.subscribe(
+  BackoffChildStarted,
+  (event) => say(`backoff: ${event.child.path} is up`),
+);
 system.eventStream.subscribe(BackoffChildFailed, (event) => {
-  say(`backoff: ${event.child.path} crashed: ${(event.error as Error).message}`);
+  say(
+    `backoff: ${event.child.path} crashed: ${(event.error as Error).message}`,
+  );
 });
 
-console.log("── 1. a parent restarts its crashing child (at most 2 restarts a minute) ──");
+console.log(
+  "── 1. a parent restarts its crashing child (at most 2 restarts a minute) ──",
+);
 const manager = system.actorOf(Props.create(() => new Manager()), "manager");
-for (const job of ["a", "b", "bad-1", "c", "bad-2", "d", "bad-3", "e"]) manager.tell(job);
+for (const job of ["a", "b", "bad-1", "c", "bad-2", "d", "bad-3", "e"]) {
+  manager.tell(job);
+}
 await new Promise((resolve) => setTimeout(resolve, 50));
 
-console.log("\n── 2. a BackoffSupervisor waits longer after each failed start ──");
+console.log(
+  "\n── 2. a BackoffSupervisor waits longer after each failed start ──",
+);
 const connection = system.actorOf(
   BackoffSupervisor.props({
     childProps: Props.create(() => new Connection()),

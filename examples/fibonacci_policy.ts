@@ -15,14 +15,16 @@ import {
   Actor,
   ActorSystem,
   BackoffChildFailed,
-  BackoffScheduled,
   type BackoffPolicy,
+  BackoffScheduled,
   BackoffSupervisor,
   Props,
 } from "../mod.ts";
 
 /** Fibonacci delays: `unitMs` × 1, 1, 2, 3, 5, 8, …, capped at `maxMs`. */
-function fibonacciBackoff({ unitMs, maxMs }: { unitMs: number; maxMs: number }): BackoffPolicy {
+function fibonacciBackoff(
+  { unitMs, maxMs }: { unitMs: number; maxMs: number },
+): BackoffPolicy {
   return {
     delayFor(restartCount: number): number {
       let [previous, current] = [0, 1];
@@ -36,7 +38,8 @@ function fibonacciBackoff({ unitMs, maxMs }: { unitMs: number; maxMs: number }):
 }
 
 const start = performance.now();
-const elapsed = () => `${String(Math.round(performance.now() - start)).padStart(5)} ms`;
+const elapsed = () =>
+  `${String(Math.round(performance.now() - start)).padStart(5)} ms`;
 const FAILURES = 6;
 let attempts = 0;
 
@@ -45,14 +48,18 @@ class Connection extends Actor<string> {
     if (++attempts <= FAILURES) throw new Error("connection refused");
   }
   onReceive(message: string): void {
-    console.log(`${elapsed()}  attempt ${attempts} connected; handled "${message}"`);
+    console.log(
+      `${elapsed()}  attempt ${attempts} connected; handled "${message}"`,
+    );
     void this.context.system.terminate();
   }
 }
 
 const system = ActorSystem.create("fibonacci", { logLevel: "off" });
 system.eventStream.subscribe(BackoffChildFailed, (event) => {
-  console.log(`${elapsed()}  attempt ${attempts}: ${(event.error as Error).message}`);
+  console.log(
+    `${elapsed()}  attempt ${attempts}: ${(event.error as Error).message}`,
+  );
 });
 system.eventStream.subscribe(BackoffScheduled, (event) => {
   console.log(`${elapsed()}  next attempt in ${event.delayMs} ms`);

@@ -25,7 +25,8 @@ type DoIt = { kind: "do-it"; n: number };
 const JOBS = 3;
 
 const start = performance.now();
-const elapsed = () => `${String(Math.round(performance.now() - start)).padStart(6)} ms`;
+const elapsed = () =>
+  `${String(Math.round(performance.now() - start)).padStart(6)} ms`;
 let attempt = 0;
 
 class Flaky extends Actor<DoIt> {
@@ -41,10 +42,16 @@ class Flaky extends Actor<DoIt> {
 
 const system = ActorSystem.create("flaky", { logLevel: "off" });
 system.eventStream.subscribe(BackoffChildFailed, (event) => {
-  console.log(`${elapsed()}  attempt ${attempt}: ${(event.error as Error).message}`);
+  console.log(
+    `${elapsed()}  attempt ${attempt}: ${(event.error as Error).message}`,
+  );
 });
 system.eventStream.subscribe(BackoffScheduled, (event) => {
-  console.log(`${elapsed()}  waiting ${Math.round(event.delayMs)} ms (restart ${event.restartCount + 1})`);
+  console.log(
+    `${elapsed()}  waiting ${Math.round(event.delayMs)} ms (restart ${
+      event.restartCount + 1
+    })`,
+  );
 });
 system.eventStream.subscribe(BackoffChildStarted, (event) => {
   console.log(`${elapsed()}  attempt ${attempt}: ${event.child.path} is up`);

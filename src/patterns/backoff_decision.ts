@@ -55,7 +55,11 @@ export type Termination = "failure" | "stop";
 
 /** What to do after a child terminated. */
 export type Verdict =
-  | { readonly action: "respawn"; readonly delayMs: number; readonly restartCount: number }
+  | {
+    readonly action: "respawn";
+    readonly delayMs: number;
+    readonly restartCount: number;
+  }
   | { readonly action: "give-up"; readonly restartCount: number }
   | { readonly action: "complete" };
 
@@ -103,7 +107,9 @@ export class BackoffDecision {
    * @returns `true` if the count went from above 0 to 0.
    */
   resetIfStable(nowMs: number): boolean {
-    if (this.#startedAt < 0 || nowMs - this.#startedAt < this.stableAfterMs) return false;
+    if (this.#startedAt < 0 || nowMs - this.#startedAt < this.stableAfterMs) {
+      return false;
+    }
     return this.reset();
   }
 
@@ -123,12 +129,18 @@ export class BackoffDecision {
     this.resetIfStable(nowMs);
     this.#startedAt = -1;
     const { triggerOn, maxRestarts, policy, maxBackoff } = this.#options;
-    if (how === "stop" && triggerOn === "failure") return { action: "complete" };
+    if (how === "stop" && triggerOn === "failure") {
+      return { action: "complete" };
+    }
     if (this.restartCount >= maxRestarts) {
       return { action: "give-up", restartCount: this.restartCount };
     }
     const restartCount = this.restartCount++;
-    return { action: "respawn", delayMs: safeDelay(policy.delayFor(restartCount), maxBackoff), restartCount };
+    return {
+      action: "respawn",
+      delayMs: safeDelay(policy.delayFor(restartCount), maxBackoff),
+      restartCount,
+    };
   }
 }
 

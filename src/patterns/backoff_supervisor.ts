@@ -15,8 +15,13 @@
 
 import type { BackoffPolicy } from "../backoff/backoff_policy.ts";
 import { exponentialBackoff } from "../backoff/exponential.ts";
+import { MAX_TIMER_DELAY_MS } from "../backoff/max_timer_delay.ts";
 import { Actor, Terminated } from "../runtime/actor.ts";
-import { childLifecycle, type ChildLifecycleHooks, type Envelope } from "../runtime/actor_cell.ts";
+import {
+  childLifecycle,
+  type ChildLifecycleHooks,
+  type Envelope,
+} from "../runtime/actor_cell.ts";
 import type { ActorRef } from "../runtime/actor_ref.ts";
 import { Mailbox } from "../runtime/mailbox.ts";
 import { Props } from "../runtime/props.ts";
@@ -117,7 +122,11 @@ export class BackoffChildFailed extends BackoffEvent {
    * @param child The child that failed.
    * @param error What it threw.
    */
-  constructor(supervisor: ActorRef<never>, readonly child: ActorRef<never>, readonly error: unknown) {
+  constructor(
+    supervisor: ActorRef<never>,
+    readonly child: ActorRef<never>,
+    readonly error: unknown,
+  ) {
     super(supervisor);
   }
 }
@@ -141,7 +150,11 @@ export class BackoffScheduled extends BackoffEvent {
    * @param restartCount Respawns since the last reset, before this one.
    * @param delayMs The delay chosen.
    */
-  constructor(supervisor: ActorRef<never>, readonly restartCount: number, readonly delayMs: number) {
+  constructor(
+    supervisor: ActorRef<never>,
+    readonly restartCount: number,
+    readonly delayMs: number,
+  ) {
     super(supervisor);
   }
 }
@@ -164,7 +177,11 @@ export class BackoffChildStarted extends BackoffEvent {
    * @param child The new child.
    * @param restartCount Respawns since the last reset.
    */
-  constructor(supervisor: ActorRef<never>, readonly child: ActorRef<never>, readonly restartCount: number) {
+  constructor(
+    supervisor: ActorRef<never>,
+    readonly child: ActorRef<never>,
+    readonly restartCount: number,
+  ) {
     super(supervisor);
   }
 }
@@ -202,7 +219,11 @@ export class BackoffMessageDropped extends BackoffEvent {
    * @param message The message.
    * @param reason Why.
    */
-  constructor(supervisor: ActorRef<never>, readonly message: unknown, readonly reason: string) {
+  constructor(
+    supervisor: ActorRef<never>,
+    readonly message: unknown,
+    readonly reason: string,
+  ) {
     super(supervisor);
   }
 }
@@ -336,7 +357,8 @@ class StabilityCheck {
 function isControl(message: unknown): boolean {
   return typeof message === "object" && message !== null &&
     (message instanceof Terminated || message instanceof GetCurrentChild ||
-      message instanceof GetRestartCount || message instanceof ResetRestartCount ||
+      message instanceof GetRestartCount ||
+      message instanceof ResetRestartCount ||
       message instanceof Respawn || message instanceof GraceElapsed ||
       message instanceof StabilityCheck);
 }
@@ -362,13 +384,16 @@ function defaultClock(): number {
 
 function invalid(option: string, expected: string, value: unknown): never {
   throw new (typeof value === "number" ? RangeError : TypeError)(
-    `Cannot create BackoffSupervisor: "${option}" must be ${expected} (got ${describeValue(value)})`,
+    `Cannot create BackoffSupervisor: "${option}" must be ${expected} (got ${
+      describeValue(value)
+    })`,
   );
 }
 
 function checkCount(option: string, value: unknown): number {
   if (
-    typeof value !== "number" || !(value >= 0) || (value !== Infinity && !Number.isInteger(value))
+    typeof value !== "number" || !(value >= 0) ||
+    (value !== Infinity && !Number.isInteger(value))
   ) {
     invalid(option, "a whole number >= 0 or Infinity", value);
   }
@@ -376,7 +401,9 @@ function checkCount(option: string, value: unknown): number {
 }
 
 function settingsFrom<T>(options: BackoffOptions<T>): Settings<T> {
-  if (typeof options !== "object" || options === null) invalid("options", "an object", options);
+  if (typeof options !== "object" || options === null) {
+    invalid("options", "an object", options);
+  }
   const {
     childProps,
     childName = "child",
@@ -392,22 +419,62 @@ function settingsFrom<T>(options: BackoffOptions<T>): Settings<T> {
     clock = defaultClock,
   } = options;
   if (!(childProps instanceof Props)) {
-    invalid("childProps", "Props, as made by Props.create(() => new MyActor())", childProps);
+    invalid(
+      "childProps",
+      "Props, as made by Props.create(() => new MyActor())",
+      childProps,
+    );
   }
   if (typeof childName !== "string" || !NAME_PATTERN.test(childName)) {
-    invalid("childName", 'a non-empty name without "/" or whitespace, not starting with "$"', childName);
+    invalid(
+      "childName",
+      'a non-empty name without "/" or whitespace, not starting with "$"',
+      childName,
+    );
   }
-  // The default policy validates minBackoff, maxBackoff and randomFactor; build
-  // it even when a custom policy is given, so bad numbers fail the same way.
-  const defaultPolicy = exponentialBackoff({ minMs: minBackoff, maxMs: maxBackoff, randomFactor });
-  const policy = options.policy ?? defaultPolicy;
-  if (typeof policy !== "object" || policy === null || typeof policy.delayFor !== "function") {
+  // Checked under the names the caller used (the policy calls them minMs and
+  // maxMs), also when a custom policy is given: minBackoff still drives the
+  // grace window and the stability reset.
+  if (
+    typeof minBackoff !== "number" ||
+    !(minBackoff >= 0 && minBackoff <= MAX_TIMER_DELAY_MS)
+  ) {
+    invalid(
+      "minBackoff",
+      `a number of milliseconds from 0 to ${MAX_TIMER_DELAY_MS}`,
+      minBackoff,
+    );
+  }
+  if (
+    typeof maxBackoff !== "number" ||
+    !(maxBackoff >= minBackoff && maxBackoff <= MAX_TIMER_DELAY_MS)
+  ) {
+    invalid(
+      "maxBackoff",
+      `a number of milliseconds from minBackoff (${minBackoff}) to ${MAX_TIMER_DELAY_MS}`,
+      maxBackoff,
+    );
+  }
+  if (
+    typeof randomFactor !== "number" ||
+    !(randomFactor >= 0 && randomFactor <= 1)
+  ) {
+    invalid("randomFactor", "a number from 0 to 1", randomFactor);
+  }
+  const policy = options.policy ??
+    exponentialBackoff({ minMs: minBackoff, maxMs: maxBackoff, randomFactor });
+  if (
+    typeof policy !== "object" || policy === null ||
+    typeof policy.delayFor !== "function"
+  ) {
     invalid("policy", "an object with a delayFor(restartCount) method", policy);
   }
   if (
-    resetCounter !== "after-min-stable" && resetCounter !== "never" && resetCounter !== "manual" &&
+    resetCounter !== "after-min-stable" && resetCounter !== "never" &&
+    resetCounter !== "manual" &&
     !(typeof resetCounter === "object" && resetCounter !== null &&
-      resetCounter.kind === "after-time" && typeof resetCounter.ms === "number" &&
+      resetCounter.kind === "after-time" &&
+      typeof resetCounter.ms === "number" &&
       resetCounter.ms >= 0 && Number.isFinite(resetCounter.ms))
   ) {
     invalid(
@@ -416,20 +483,31 @@ function settingsFrom<T>(options: BackoffOptions<T>): Settings<T> {
       resetCounter,
     );
   }
-  if (forward !== "stash" && forward !== "drop") invalid("forward", '"stash" or "drop"', forward);
+  if (forward !== "stash" && forward !== "drop") {
+    invalid("forward", '"stash" or "drop"', forward);
+  }
   if (triggerOn !== "any" && triggerOn !== "failure" && triggerOn !== "stop") {
     invalid("triggerOn", '"any", "failure" or "stop"', triggerOn);
   }
   checkCount("maxStashSize", maxStashSize);
   checkCount("maxRestarts", maxRestarts);
   const drainGraceMs = options.drainGraceMs ?? Math.min(50, minBackoff);
-  if (typeof drainGraceMs !== "number" || !(drainGraceMs >= 0) || !Number.isFinite(drainGraceMs)) {
-    invalid("drainGraceMs", "a finite number of milliseconds >= 0", drainGraceMs);
+  if (
+    typeof drainGraceMs !== "number" || !(drainGraceMs >= 0) ||
+    !Number.isFinite(drainGraceMs)
+  ) {
+    invalid(
+      "drainGraceMs",
+      "a finite number of milliseconds >= 0",
+      drainGraceMs,
+    );
   }
   if (typeof forwardDuringGrace !== "boolean") {
     invalid("forwardDuringGrace", "true or false", forwardDuringGrace);
   }
-  if (typeof clock !== "function") invalid("clock", "a function returning milliseconds", clock);
+  if (typeof clock !== "function") {
+    invalid("clock", "a function returning milliseconds", clock);
+  }
   return {
     childProps,
     childName,
@@ -440,7 +518,14 @@ function settingsFrom<T>(options: BackoffOptions<T>): Settings<T> {
     forwardDuringGrace,
     clock,
     decision: () =>
-      new BackoffDecision({ policy, minBackoff, maxBackoff, resetCounter, triggerOn, maxRestarts }),
+      new BackoffDecision({
+        policy,
+        minBackoff,
+        maxBackoff,
+        resetCounter,
+        triggerOn,
+        maxRestarts,
+      }),
   };
 }
 
@@ -557,15 +642,22 @@ export class BackoffSupervisor<T> extends Actor<unknown> {
       const child = this.#child ?? this.#lastChild!;
       this.#failedChild = child;
       this.#childDown();
-      this.#publish(new BackoffChildFailed(this.#me, child as ActorRef<never>, error));
+      this.#publish(
+        new BackoffChildFailed(this.#me, child as ActorRef<never>, error),
+      );
       if (settings.triggerOn === "stop") return Directive.Escalate;
-      this.log.warn(`child ${child.path} failed: ${error instanceof Error ? error.message : String(error)}`);
+      this.log.warn(
+        `child ${child.path} failed: ${
+          error instanceof Error ? error.message : String(error)
+        }`,
+      );
       return Directive.Stop;
     }, { loggingEnabled: false });
     // The runtime's one internal hook (see actor_cell.ts), kept off the public type.
     const hooks: ChildLifecycleHooks = {
       childStarted: (child) => this.#childStarted(child),
-      childStopping: (child, undelivered) => this.#childStopping(child, undelivered),
+      childStopping: (child, undelivered) =>
+        this.#childStopping(child, undelivered),
       forward: (message, sender) => {
         // Only the steady state takes the shortcut; anything else (a child
         // down, in its grace window, a stash to drain, a protocol message)
@@ -589,12 +681,16 @@ export class BackoffSupervisor<T> extends Actor<unknown> {
   override postStop(): void {
     const reason = "supervisor stopped";
     const left = this.#stash.drain();
-    for (let i = 0; i < left.length; i += 2) this.#undeliverable(left[i], left[i + 1], reason);
+    for (let i = 0; i < left.length; i += 2) {
+      this.#undeliverable(left[i], left[i + 1], reason);
+    }
   }
 
   onReceive(message: unknown): void {
     if (isControl(message)) {
-      if (message instanceof Terminated) return this.#childTerminated(message.ref);
+      if (message instanceof Terminated) {
+        return this.#childTerminated(message.ref);
+      }
       if (message instanceof GetCurrentChild) {
         return this.sender?.tell(new CurrentChild(this.#child));
       }
@@ -602,7 +698,9 @@ export class BackoffSupervisor<T> extends Actor<unknown> {
         return this.sender?.tell(new RestartCount(this.#decision.restartCount));
       }
       if (message instanceof ResetRestartCount) {
-        if (this.#decision.reset()) this.#publish(new BackoffCounterReset(this.#me));
+        if (this.#decision.reset()) {
+          this.#publish(new BackoffCounterReset(this.#me));
+        }
         return;
       }
       if (message instanceof Respawn) {
@@ -614,7 +712,10 @@ export class BackoffSupervisor<T> extends Actor<unknown> {
         return;
       }
       if (message instanceof StabilityCheck) {
-        if (message.child === this.#child && this.#decision.resetIfStable(this.#settings.clock())) {
+        if (
+          message.child === this.#child &&
+          this.#decision.resetIfStable(this.#settings.clock())
+        ) {
           this.#publish(new BackoffCounterReset(this.#me));
         }
         return;
@@ -629,13 +730,23 @@ export class BackoffSupervisor<T> extends Actor<unknown> {
     if (child !== (this.#child as unknown)) return;
     const { clock, drainGraceMs } = this.#settings;
     this.#decision.childStarted(clock());
-    this.#publish(new BackoffChildStarted(this.#me, child, this.#decision.restartCount));
+    this.#publish(
+      new BackoffChildStarted(this.#me, child, this.#decision.restartCount),
+    );
     const stableAfterMs = this.#decision.stableAfterMs;
     if (Number.isFinite(stableAfterMs) && this.#decision.restartCount > 0) {
-      this.context.timers.startSingleTimer("stability", new StabilityCheck(child), stableAfterMs);
+      this.context.timers.startSingleTimer(
+        "stability",
+        new StabilityCheck(child),
+        stableAfterMs,
+      );
     }
     if (drainGraceMs === 0) this.#drainStash();
-    else this.context.timers.startSingleTimer("grace", new GraceElapsed(child), drainGraceMs);
+    else {this.context.timers.startSingleTimer(
+        "grace",
+        new GraceElapsed(child),
+        drainGraceMs,
+      );}
   }
 
   #childStopping(child: ActorRef<never>, undelivered: Envelope[]): void {
@@ -645,9 +756,13 @@ export class BackoffSupervisor<T> extends Actor<unknown> {
     // so they go in front.
     if (undelivered.length === 0) return;
     const earlier = new Mailbox();
-    for (const { message, sender } of undelivered) earlier.push(message, sender);
+    for (const { message, sender } of undelivered) {
+      earlier.push(message, sender);
+    }
     if (this.#settings.forward === "drop") {
-      earlier.forEach((message, sender) => this.#undeliverable(message, sender, "child stopped (forward: drop)"));
+      earlier.forEach((message, sender) =>
+        this.#undeliverable(message, sender, "child stopped (forward: drop)")
+      );
       return;
     }
     this.#stash.prependAll(earlier);
@@ -678,7 +793,10 @@ export class BackoffSupervisor<T> extends Actor<unknown> {
   #forward(message: unknown, sender: ActorRef<never> | undefined): void {
     const child = this.#child;
     const { forward, forwardDuringGrace } = this.#settings;
-    if (child !== undefined && this.#stash.size === 0 && (this.#graceOver || forwardDuringGrace)) {
+    if (
+      child !== undefined && this.#stash.size === 0 &&
+      (this.#graceOver || forwardDuringGrace)
+    ) {
       child.tell(message as T, sender);
     } else if (child === undefined && forward === "drop") {
       this.#undeliverable(message, sender, "no child running (forward: drop)");
@@ -695,7 +813,11 @@ export class BackoffSupervisor<T> extends Actor<unknown> {
     const all = this.#stash.drain();
     for (let i = 0; i < all.length; i += 2) {
       if (i / 2 < maxStashSize) this.#stash.push(all[i], all[i + 1]);
-      else this.#undeliverable(all[i], all[i + 1], `stash full (maxStashSize ${maxStashSize})`);
+      else {this.#undeliverable(
+          all[i],
+          all[i + 1],
+          `stash full (maxStashSize ${maxStashSize})`,
+        );}
     }
   }
 
@@ -705,7 +827,10 @@ export class BackoffSupervisor<T> extends Actor<unknown> {
     this.#graceOver = true;
     while (this.#stash.size > 0) {
       const message = this.#stash.shift();
-      child.tell(message as T, this.#stash.shiftedSender as ActorRef<never> | undefined);
+      child.tell(
+        message as T,
+        this.#stash.shiftedSender as ActorRef<never> | undefined,
+      );
     }
   }
 
@@ -714,15 +839,25 @@ export class BackoffSupervisor<T> extends Actor<unknown> {
     this.#childDown();
     this.context.timers.cancel("grace");
     this.context.timers.cancel("stability");
-    const how: Termination = ref === (this.#failedChild as unknown) ? "failure" : "stop";
+    const how: Termination = ref === (this.#failedChild as unknown)
+      ? "failure"
+      : "stop";
     const now = this.#settings.clock();
     // A child that was stable but died before its stability check ran still resets the count.
-    if (this.#decision.resetIfStable(now)) this.#publish(new BackoffCounterReset(this.#me));
+    if (this.#decision.resetIfStable(now)) {
+      this.#publish(new BackoffCounterReset(this.#me));
+    }
     const verdict = this.#decision.childTerminated(how, now);
     switch (verdict.action) {
       case "respawn":
-        this.#publish(new BackoffScheduled(this.#me, verdict.restartCount, verdict.delayMs));
-        this.context.timers.startSingleTimer("respawn", new Respawn(this.#generation), verdict.delayMs);
+        this.#publish(
+          new BackoffScheduled(this.#me, verdict.restartCount, verdict.delayMs),
+        );
+        this.context.timers.startSingleTimer(
+          "respawn",
+          new Respawn(this.#generation),
+          verdict.delayMs,
+        );
         return;
       case "give-up":
         this.log.warn(`giving up after ${verdict.restartCount} restarts`);
@@ -737,7 +872,12 @@ export class BackoffSupervisor<T> extends Actor<unknown> {
 
   #undeliverable(message: unknown, sender: unknown, reason: string): void {
     this.#publish(new BackoffMessageDropped(this.#me, message, reason));
-    this.context.system.publishDeadLetter(message, sender as ActorRef<never> | undefined, this.#me, reason);
+    this.context.system.publishDeadLetter(
+      message,
+      sender as ActorRef<never> | undefined,
+      this.#me,
+      reason,
+    );
   }
 
   #publish(event: BackoffEvent): void {

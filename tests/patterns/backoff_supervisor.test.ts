@@ -616,12 +616,30 @@ describe("BackoffSupervisor.props validation", () => {
       { childProps: () => 1 },
       /"childProps" must be Props.*got function/,
     ],
-    ["minBackoff", { minBackoff: -1 }, /"minMs" must be.*got minMs=-1/],
-    ["maxBackoff", { maxBackoff: 100 }, /"maxMs" must be.*got maxMs=100/],
+    [
+      "minBackoff",
+      { minBackoff: -1 },
+      /"minBackoff" must be a number of milliseconds from 0.*\(got -1\)/,
+    ],
+    [
+      "minBackoff type",
+      { minBackoff: "200" },
+      /"minBackoff" must be .*\(got "200"\)/,
+    ],
+    [
+      "maxBackoff",
+      { maxBackoff: 100 },
+      /"maxBackoff" must be .*from minBackoff \(200\).*\(got 100\)/,
+    ],
+    [
+      "maxBackoff overflow",
+      { maxBackoff: 2 ** 31 },
+      /"maxBackoff" must be .*to 2147483647 \(got 2147483648\)/,
+    ],
     [
       "randomFactor",
       { randomFactor: 2 },
-      /"randomFactor" must be.*got randomFactor=2/,
+      /"randomFactor" must be a number from 0 to 1 \(got 2\)/,
     ],
     ["policy", { policy: {} }, /"policy" must be an object with a delayFor/],
     [
