@@ -56,8 +56,12 @@ const FORWARDS = 32; // the actor's hooks may pass messages straight to a child
 /** Marks a failure that happened outside any message (in start or restart). */
 const NO_MESSAGE: unique symbol = Symbol("no message");
 
-/** Sender slot marker: the message slot holds a {@linkcode TimerTicket}. */
-const FROM_TIMER: unique symbol = Symbol("timer");
+/**
+ * Sender slot marker: the message slot holds a notice from the runtime (a
+ * {@linkcode TimerTicket} or a {@linkcode Terminated}), checked when taken
+ * out. One marker keeps ordinary messages to a single comparison.
+ */
+const FROM_RUNTIME: unique symbol = Symbol("runtime notice");
 
 function now(): number {
   return globalThis.performance?.now() ?? Date.now();
@@ -177,12 +181,13 @@ export class ActorCell<T> extends ActorRef<T> implements ActorContext<T> {
   enqueue(message: unknown, sender: unknown): void {
     if (this.status >= SUSPENDED) {
       if (this.status >= STOPPING) {
-        this.core.deadLetter(message, sender, this, "recipient stopped");
+        // A runtime notice (timer, Terminated) for a stopping actor was never sent by anyone.
+        if (sender !== FROM_RUNTIME) this.core.deadLetter(message, sender, this, "recipient stopped");
         return;
       }
       const extras = this.extras;
       if (
-        extras !== undefined && extras.backoffTimer !== undefined &&
+        extras !== undefined && extras.backoffTimer !== undefined && sender !== FROM_RUNTIME &&
         (this.mailbox?.size ?? 0) >= extras.backoffCapacity
       ) {
         this.core.deadLetter(message, sender, this, "stash full while waiting to restart");
@@ -192,7 +197,7 @@ export class ActorCell<T> extends ActorRef<T> implements ActorContext<T> {
     const flags = this.flags;
     if (
       (flags & FORWARDS) !== 0 && (flags & (BUSY | SCHEDULED)) === 0 && this.status === RUNNING &&
-      sender !== FROM_TIMER && (this.mailbox === undefined || this.mailbox.size === 0) &&
+      sender !== FROM_RUNTIME && (this.mailbox === undefined || this.mailbox.size === 0) &&
       this.#ownHooks()!.forward!(message, sender as ActorRef<never> | undefined)
     ) {
       return;
@@ -229,7 +234,7 @@ export class ActorCell<T> extends ActorRef<T> implements ActorContext<T> {
 
   get timers(): TimerScheduler {
     const extras = this.#extras();
-    return extras.timers ??= new TimerScheduler((ticket) => this.enqueue(ticket, FROM_TIMER));
+    return extras.timers ??= new TimerScheduler((ticket) => this.enqueue(ticket, FROM_RUNTIME));
   }
 
   get children(): readonly ActorRef<never>[] {
@@ -270,7 +275,7 @@ export class ActorCell<T> extends ActorRef<T> implements ActorContext<T> {
     if (watching.has(target)) return ref;
     watching.add(target);
     if (target.status === STOPPED) {
-      this.enqueue(new Terminated(target), target);
+      this.enqueue(new Terminated(target), FROM_RUNTIME);
       return ref;
     }
     (target.#extras().watchers ??= new Set()).add(this as unknown as ActorCell<never>);
@@ -354,8 +359,8 @@ export class ActorCell<T> extends ActorRef<T> implements ActorContext<T> {
         );
       }
       if (children.has(name)) {
-        throw new Error(
-          `Cannot create actor: the name "${name}" is already taken by a live child of ${this.path}`,
+        throw new TypeError(
+          `Cannot create actor: the name "${name}" is already taken by a live child of ${this.path} (expected a name unique among its children)`,
         );
       }
       childName = name;
@@ -388,14 +393,19 @@ export class ActorCell<T> extends ActorRef<T> implements ActorContext<T> {
   // ───────────────────────── Processing ─────────────────────────
 
   /** Called by the dispatcher: starts, stops, or processes up to THROUGHPUT messages. */
+  /**
+   * Called by the dispatcher: starts, stops, or processes up to THROUGHPUT
+   * messages. The cell stays marked SCHEDULED while it runs, so messages it
+   * sends itself do not queue it a second time.
+   */
   run(): void {
-    this.flags &= ~SCHEDULED;
     if (this.status === NEW) {
-      if ((this.flags & STOP_REQUESTED) !== 0) {
-        this.#beginStop();
+      if ((this.flags & RESTART_PENDING) !== 0) {
+        this.flags &= ~SCHEDULED;
         return;
       }
-      if ((this.flags & RESTART_PENDING) !== 0) return;
+      // Even an actor stopped before it ran is started first, so that its
+      // preStart and postStop both run (as in Akka).
       const extras = this.extras;
       const restartReason = extras === undefined ? NO_MESSAGE : extras.restartReason;
       if (extras !== undefined) extras.restartReason = NO_MESSAGE;
@@ -403,34 +413,39 @@ export class ActorCell<T> extends ActorRef<T> implements ActorContext<T> {
     }
     let budget = THROUGHPUT;
     for (;;) {
-      if ((this.flags & BUSY) !== 0) return;
-      if ((this.flags & STOP_REQUESTED) !== 0) {
+      const flags = this.flags;
+      if ((flags & BUSY) !== 0) break;
+      if ((flags & STOP_REQUESTED) !== 0) {
+        this.flags = flags & ~SCHEDULED;
         this.#beginStop();
         return;
       }
-      if (this.status !== RUNNING) return;
+      if (this.status !== RUNNING) break;
       const mailbox = this.mailbox;
-      if (mailbox === undefined || mailbox.size === 0) return;
+      if (mailbox === undefined || mailbox.size === 0) break;
       if (budget-- === 0) {
-        this.flags |= SCHEDULED;
-        this.core.dispatcher.schedule(this);
+        this.core.dispatcher.schedule(this); // still SCHEDULED: to the back of the queue
         return;
       }
       const message = mailbox.shift();
       this.#invoke(message, mailbox.shiftedSender);
     }
+    this.flags &= ~SCHEDULED;
+    // A restart or resume decided during this run may have left work to do.
+    if (this.status !== RUNNING) this.#scheduleIfRunnable();
   }
 
   #invoke(message: unknown, sender: unknown): void {
-    if (sender === FROM_TIMER) {
-      const ticket = message as TimerTicket;
-      if (!this.extras?.timers?.accept(ticket)) return; // cancelled or replaced
-      message = ticket.message;
-      sender = undefined;
-    }
-    if (message instanceof Terminated && sender === message.ref) {
-      // The runtime's own notice: the watch it answers is over once processed.
-      this.extras?.watching?.delete(sender as ActorCell<never>);
+    if (sender === FROM_RUNTIME) {
+      if (message instanceof TimerTicket) {
+        if (!this.extras?.timers?.accept(message)) return; // cancelled or replaced
+        message = message.message;
+        sender = undefined;
+      } else {
+        // A Terminated: the watch it answers is over once it is processed.
+        sender = (message as Terminated).ref;
+        this.extras?.watching?.delete(sender as ActorCell<never>);
+      }
     }
     this.currentMessage = message;
     this.currentSender = sender as ActorRef<unknown> | undefined;
@@ -467,7 +482,8 @@ export class ActorCell<T> extends ActorRef<T> implements ActorContext<T> {
 
   #scheduleIfRunnable(): void {
     if ((this.flags & (SCHEDULED | BUSY)) !== 0) return;
-    const runnable = (this.flags & STOP_REQUESTED) !== 0 || this.status === NEW ||
+    const runnable = (this.flags & STOP_REQUESTED) !== 0 ||
+      (this.status === NEW && (this.flags & RESTART_PENDING) === 0) ||
       (this.status === RUNNING && this.mailbox !== undefined && this.mailbox.size > 0);
     if (runnable) {
       this.flags |= SCHEDULED;
@@ -564,6 +580,8 @@ export class ActorCell<T> extends ActorRef<T> implements ActorContext<T> {
    */
   restart(reason: unknown, message: unknown): void {
     this.status = NEW;
+    this.currentMessage = undefined;
+    this.currentSender = undefined;
     this.flags &= ~(BUSY | AWAITING_PARENT);
     const extras = this.extras;
     if (extras !== undefined) {
@@ -729,6 +747,10 @@ export class ActorCell<T> extends ActorRef<T> implements ActorContext<T> {
         }
         const delayMs = strategy.policy!.delayFor(extras.typedRestarts++);
         this.#reportFailure(error, "backoff", strategy.loggingEnabled);
+        // The failed instance will never see its timers' messages (the
+        // restart cancels them anyway); stopped now, they cannot fill the
+        // bounded wait with ticks and push real messages to dead letters.
+        extras.timers?.cancelAll();
         extras.backoffCapacity = strategy.stashCapacity;
         extras.backoffTimer = globalThis.setTimeout(() => {
           extras.backoffTimer = undefined;
@@ -793,7 +815,7 @@ export class ActorCell<T> extends ActorRef<T> implements ActorContext<T> {
       const undelivered: Envelope[] = [];
       for (const flat of [stashed, queued]) {
         for (let i = 0; i < flat.length; i += 2) {
-          if (flat[i + 1] === FROM_TIMER) continue;
+          if (flat[i + 1] === FROM_RUNTIME) continue;
           undelivered.push({ message: flat[i], sender: flat[i + 1] as ActorRef<never> });
         }
       }
@@ -802,7 +824,7 @@ export class ActorCell<T> extends ActorRef<T> implements ActorContext<T> {
     }
     for (const flat of [stashed, queued]) {
       for (let i = 0; i < flat.length; i += 2) {
-        if (flat[i + 1] === FROM_TIMER) continue; // a timer's message is not a sent one
+        if (flat[i + 1] === FROM_RUNTIME) continue; // a timer's message is not a sent one
         this.core.deadLetter(flat[i], flat[i + 1], this, "recipient stopped");
       }
     }
@@ -842,7 +864,7 @@ export class ActorCell<T> extends ActorRef<T> implements ActorContext<T> {
         // A watcher on its way out has no use for the news (and it is no sent message to dead-letter).
         if (watcher.status >= STOPPING) continue;
         // The watcher keeps this cell in `watching` until it processes the Terminated.
-        watcher.enqueue(new Terminated(this as unknown as ActorRef<never>), this);
+        watcher.enqueue(new Terminated(this as unknown as ActorRef<never>), FROM_RUNTIME);
       }
       extras.watchers = undefined;
       extras.watching = undefined;

@@ -200,9 +200,13 @@ export class AskRef<R> extends ActorRef<unknown> {
   #timer: unknown;
   #settled = false;
 
+  /** The path of the actor asked, for error messages. */
+  readonly targetPath: string;
+
   constructor(owner: AskOwner, targetPath: string, timeoutMs: number) {
     super();
     this.#owner = owner;
+    this.targetPath = targetPath;
     this.promise = new Promise<R>((resolve, reject) => {
       this.#resolve = resolve;
       this.#reject = reject;

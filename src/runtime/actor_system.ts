@@ -137,7 +137,7 @@ export class SystemCore implements AskOwner {
   guardianTerminated(): void {
     this.dispatcher.close();
     for (const ask of [...this.pendingAsks]) {
-      ask.fail(new UndeliveredError(ask.path, "actor system terminated"));
+      ask.fail(new UndeliveredError(ask.targetPath, "actor system terminated"));
     }
     this.#resolveTerminated();
   }

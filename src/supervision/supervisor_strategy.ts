@@ -14,6 +14,7 @@
 
 import { exponentialBackoff } from "../backoff/exponential.ts";
 import type { BackoffPolicy } from "../backoff/backoff_policy.ts";
+import { MAX_TIMER_DELAY_MS } from "../backoff/max_timer_delay.ts";
 import { describeValue } from "./describe_value.ts";
 
 /**
@@ -139,6 +140,26 @@ function checkDuration(where: string, option: string, value: unknown): number {
   return value;
 }
 
+function checkRange(
+  where: string,
+  option: string,
+  value: unknown,
+  lowText: string,
+  low: number,
+  lowInclusive: boolean,
+  high: number,
+): void {
+  if (
+    typeof value !== "number" || !(lowInclusive ? value >= low : value > low) || !(value <= high)
+  ) {
+    throw new RangeError(
+      `Cannot create ${where}: "${option}" must be a number ${lowText} and <= ${high} (got ${
+        describeValue(value)
+      })`,
+    );
+  }
+}
+
 /**
  * The typed supervision strategies, attached to an actor's `Props` with
  * `supervise(props).onFailure(ErrorClass, strategy)`.
@@ -197,7 +218,20 @@ export const SupervisorStrategy: {
       );
     }
     const { minBackoff, maxBackoff, randomFactor = 0.2 } = options;
-    // exponentialBackoff validates minBackoff, maxBackoff and randomFactor.
+    // Checked here too, so that errors name these options (the policy calls
+    // them minMs and maxMs) and a zero minBackoff cannot make a zero default
+    // resetBackoffAfter.
+    checkRange(where, "minBackoff", minBackoff, "> 0", 0, false, MAX_TIMER_DELAY_MS);
+    checkRange(
+      where,
+      "maxBackoff",
+      maxBackoff,
+      `>= minBackoff (${minBackoff})`,
+      minBackoff,
+      true,
+      MAX_TIMER_DELAY_MS,
+    );
+    checkRange(where, "randomFactor", randomFactor, ">= 0", 0, true, 1);
     const policy = options.policy ??
       exponentialBackoff({ minMs: minBackoff, maxMs: maxBackoff, randomFactor });
     const resetBackoffAfter = options.resetBackoffAfter ?? (minBackoff + maxBackoff) / 2;

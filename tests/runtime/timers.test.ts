@@ -1,0 +1,328 @@
+// Copyright 2026 the understudy authors. MIT license.
+// Specification of an actor's timers (context.timers), in fake time.
+
+import { afterEach, beforeEach, describe, it } from "node:test";
+import assert from "node:assert/strict";
+import type { ActorRef, ActorSystem } from "../../mod.ts";
+import {
+  type Clock,
+  collectDeadLetters,
+  createSystem,
+  deferred,
+  type FnActor,
+  fnProps,
+  installClock,
+} from "./_helpers.ts";
+
+type Command =
+  | { single: unknown; message: unknown; delay: number }
+  | { fixed: unknown; message: unknown; delay: number; initial?: number }
+  | { cancel: unknown }
+  | { isActive: unknown }
+  | { hold: Promise<void> }
+  | { run: (actor: FnActor<Command>) => void }
+  | "fail"
+  | "stop";
+
+interface Received {
+  message: unknown;
+  at: number;
+  sender: ActorRef<unknown> | undefined;
+}
+
+/** Runs timer commands; records every other message with the fake time it arrived. */
+function timerActor(
+  system: ActorSystem,
+  received: Received[],
+  activity: boolean[] = [],
+) {
+  return system.actorOf(
+    fnProps<Command>(async (a, m) => {
+      const timers = a.context.timers;
+      if (m === "fail") throw new Error("boom");
+      if (m === "stop") return a.context.stopSelf();
+      if (typeof m === "object" && m !== null) {
+        if ("single" in m) {
+          return timers.startSingleTimer(m.single, m.message, m.delay);
+        }
+        if ("fixed" in m) {
+          return timers.startTimerWithFixedDelay(
+            m.fixed,
+            m.message,
+            m.delay,
+            m.initial,
+          );
+        }
+        if ("cancel" in m) return timers.cancel(m.cancel);
+        if ("isActive" in m) {
+          return void activity.push(timers.isTimerActive(m.isActive));
+        }
+        if ("hold" in m) return await m.hold;
+        if ("run" in m) return m.run(a);
+      }
+      received.push({ message: m, at: Date.now(), sender: a.sender });
+    }),
+    "timed",
+  );
+}
+
+describe("context.timers", () => {
+  let clock: Clock;
+  let system: ActorSystem;
+  let start: number;
+  beforeEach(() => {
+    clock = installClock();
+    system = createSystem();
+    start = Date.now();
+  });
+  afterEach(async () => {
+    await system.terminate();
+    clock.uninstall();
+  });
+
+  const times = (received: Received[]) => received.map((r) => r.at - start);
+
+  it("startSingleTimer delivers its message once, exactly after the delay, with no sender", async () => {
+    const received: Received[] = [];
+    const payload = { kind: "timeout" };
+    const ref = timerActor(system, received);
+    ref.tell({ single: "k", message: payload, delay: 100 });
+    await clock.tickAsync(99);
+    assert.equal(received.length, 0);
+    await clock.tickAsync(1);
+    assert.deepEqual(times(received), [100]);
+    assert.equal(received[0].message, payload);
+    assert.equal(received[0].sender, undefined);
+    await clock.tickAsync(1_000);
+    assert.equal(received.length, 1);
+    assert.equal(clock.countTimers(), 0);
+  });
+
+  it("startTimerWithFixedDelay delivers after the initial delay, then every delay", async () => {
+    const received: Received[] = [];
+    const ref = timerActor(system, received);
+    ref.tell({ fixed: "beat", message: "beat", delay: 100, initial: 30 });
+    await clock.tickAsync(330);
+    assert.deepEqual(times(received), [30, 130, 230, 330]);
+  });
+
+  it("startTimerWithFixedDelay waits delay before the first message when no initial delay is given", async () => {
+    const received: Received[] = [];
+    const ref = timerActor(system, received);
+    ref.tell({ fixed: "beat", message: "beat", delay: 50 });
+    await clock.tickAsync(150);
+    assert.deepEqual(times(received), [50, 100, 150]);
+  });
+
+  it("isTimerActive is true until a single timer's message is processed, and false after cancel", async () => {
+    const activity: boolean[] = [];
+    const received: Received[] = [];
+    const ref = timerActor(system, received, activity);
+    ref.tell({ isActive: "k" });
+    ref.tell({ single: "k", message: "m", delay: 100 });
+    ref.tell({ isActive: "k" });
+    await clock.tickAsync(100);
+    ref.tell({ isActive: "k" });
+    ref.tell({ single: "p", message: "m", delay: 100 });
+    ref.tell({ cancel: "p" });
+    ref.tell({ isActive: "p" });
+    ref.tell({ fixed: "f", message: "f", delay: 10 });
+    await clock.tickAsync(25);
+    ref.tell({ isActive: "f" });
+    await clock.tickAsync(0);
+    assert.deepEqual(activity, [false, true, false, false, true]);
+  });
+
+  it("cancel prevents delivery", async () => {
+    const received: Received[] = [];
+    const ref = timerActor(system, received);
+    ref.tell({ single: "k", message: "m", delay: 100 });
+    ref.tell({ fixed: "f", message: "f", delay: 40 });
+    await clock.tickAsync(50);
+    ref.tell({ cancel: "k" });
+    ref.tell({ cancel: "f" });
+    await clock.tickAsync(1_000);
+    assert.deepEqual(received.map((r) => r.message), ["f"]);
+    assert.equal(clock.countTimers(), 0);
+  });
+
+  it("a timer cancelled after it fell due, its message already queued, never delivers", async () => {
+    const received: Received[] = [];
+    const dead = collectDeadLetters(system);
+    const ref = timerActor(system, received);
+    ref.tell({ single: "k", message: "stale", delay: 100 });
+    await clock.tickAsync(0);
+    const gate = deferred();
+    ref.tell({ hold: gate.promise }); // keeps the actor busy
+    ref.tell({ cancel: "k" }); // queued first...
+    await clock.tickAsync(100); // ...then the timer fires: its message waits behind the cancel
+    assert.equal(received.length, 0);
+    gate.resolve();
+    await clock.tickAsync(0);
+    await clock.tickAsync(1_000);
+    assert.equal(received.length, 0);
+    assert.equal(dead.length, 0);
+  });
+
+  it("a periodic timer cancelled while a tick is queued delivers no more", async () => {
+    const received: Received[] = [];
+    const ref = timerActor(system, received);
+    ref.tell({ fixed: "f", message: "tick", delay: 100 });
+    await clock.tickAsync(100);
+    assert.equal(received.length, 1);
+    const gate = deferred();
+    ref.tell({ hold: gate.promise });
+    ref.tell({ cancel: "f" });
+    await clock.tickAsync(300); // three ticks fall due while the actor is busy
+    gate.resolve();
+    await clock.tickAsync(1_000);
+    assert.equal(received.length, 1);
+  });
+
+  it("a timer replaced after it fell due delivers only the new message, after the new delay", async () => {
+    const received: Received[] = [];
+    const ref = timerActor(system, received);
+    ref.tell({ single: "k", message: "old", delay: 100 });
+    await clock.tickAsync(0);
+    const gate = deferred();
+    ref.tell({ hold: gate.promise });
+    ref.tell({ single: "k", message: "new", delay: 50 });
+    await clock.tickAsync(100); // "old" falls due and waits behind the replacement
+    gate.resolve();
+    await clock.tickAsync(49);
+    assert.equal(received.length, 0);
+    await clock.tickAsync(1);
+    assert.deepEqual(received.map((r) => [r.message, r.at - start]), [[
+      "new",
+      150,
+    ]]);
+    await clock.tickAsync(1_000);
+    assert.equal(received.length, 1);
+  });
+
+  it("a timer cancelled in the very handler that runs when it falls due does not deliver", async () => {
+    const received: Received[] = [];
+    const ref = timerActor(system, received);
+    ref.tell({ single: "k", message: "late", delay: 100 });
+    await clock.tickAsync(0);
+    ref.tell({
+      run: (a) => {
+        clock.tick(100); // the timer falls due while this handler runs
+        a.context.timers.cancel("k");
+      },
+    });
+    await clock.tickAsync(1_000);
+    assert.equal(received.length, 0);
+  });
+
+  it("cancels every timer when the actor stops: nothing is delivered or left pending", async () => {
+    const received: Received[] = [];
+    const dead = collectDeadLetters(system);
+    const ref = timerActor(system, received);
+    ref.tell({ single: "a", message: "a", delay: 100 });
+    ref.tell({ fixed: "b", message: "b", delay: 30 });
+    await clock.tickAsync(40);
+    assert.equal(received.length, 1);
+    ref.tell("stop");
+    await clock.tickAsync(0);
+    assert.equal(clock.countTimers(), 0);
+    await clock.tickAsync(1_000);
+    assert.equal(received.length, 1);
+    assert.equal(dead.length, 0);
+  });
+
+  it("cancels every timer when the actor restarts", async () => {
+    const received: Received[] = [];
+    const ref = timerActor(system, received);
+    ref.tell({ single: "a", message: "a", delay: 100 });
+    ref.tell({ fixed: "b", message: "b", delay: 30 });
+    await clock.tickAsync(40);
+    assert.equal(received.length, 1);
+    ref.tell("fail");
+    await clock.tickAsync(0);
+    assert.equal(clock.countTimers(), 0);
+    await clock.tickAsync(1_000);
+    assert.equal(received.length, 1);
+    // The restarted actor has fresh timers.
+    ref.tell({ single: "a", message: "again", delay: 10 });
+    await clock.tickAsync(10);
+    assert.deepEqual(received.map((r) => r.message), ["b", "again"]);
+  });
+
+  it("drops a tick that was queued when the actor restarted", async () => {
+    const received: Received[] = [];
+    const ref = timerActor(system, received);
+    ref.tell({ single: "k", message: "before restart", delay: 100 });
+    await clock.tickAsync(0);
+    const gate = deferred();
+    ref.tell({ hold: gate.promise });
+    ref.tell("fail");
+    await clock.tickAsync(100); // the tick waits behind "fail"
+    gate.resolve();
+    await clock.tickAsync(1_000);
+    assert.equal(received.length, 0);
+  });
+
+  it("rejects a delay that is negative, not finite, too long or not a number, naming it and the value", async () => {
+    const errors: unknown[] = [];
+    const ref = timerActor(system, []);
+    const attempts: [string, (a: FnActor<Command>) => void][] = [
+      ["-1", (a) => a.context.timers.startSingleTimer("k", "m", -1)],
+      ["NaN", (a) => a.context.timers.startSingleTimer("k", "m", NaN)],
+      [
+        "Infinity",
+        (a) => a.context.timers.startSingleTimer("k", "m", Infinity),
+      ],
+      [
+        "2147483648",
+        (a) => a.context.timers.startSingleTimer("k", "m", 2 ** 31),
+      ],
+      [
+        '"5"',
+        (a) =>
+          a.context.timers.startSingleTimer("k", "m", "5" as unknown as number),
+      ],
+      ["-5", (a) => a.context.timers.startTimerWithFixedDelay("k", "m", -5)],
+      [
+        "-7",
+        (a) => a.context.timers.startTimerWithFixedDelay("k", "m", 10, -7),
+      ],
+    ];
+    for (const [, attempt] of attempts) {
+      ref.tell({
+        run: (a) => {
+          try {
+            attempt(a);
+          } catch (error) {
+            errors.push(error);
+          }
+        },
+      });
+    }
+    ref.tell({
+      run: (a) => {
+        try {
+          a.context.timers.startTimerWithFixedDelay("k", "m", 0);
+        } catch (error) {
+          errors.push(error);
+        }
+      },
+    });
+    await clock.tickAsync(0);
+    assert.equal(errors.length, attempts.length + 1);
+    attempts.forEach(([shown], i) => {
+      const error = errors[i];
+      assert.ok(error instanceof RangeError);
+      assert.match(
+        error.message,
+        /"(delayMs|initialDelayMs)" must be a finite number of milliseconds from 0 to 2147483647/,
+      );
+      assert.ok(error.message.includes(`(got ${shown})`), error.message);
+    });
+    const zero = errors[attempts.length];
+    assert.ok(zero instanceof RangeError);
+    assert.match(zero.message, /"delayMs" must be > 0.*\(got 0\)/);
+    assert.match(String(errors[6]), /"initialDelayMs"/);
+    assert.equal(clock.countTimers(), 0);
+  });
+});
