@@ -43,20 +43,29 @@
  * @module
  */
 
-export { Actor, type ActorContext, type Behavior, Terminated } from "./src/runtime/actor.ts";
+export {
+  Actor,
+  type ActorContext,
+  type Behavior,
+  Terminated,
+} from "./src/runtime/actor.ts";
 export {
   ActorRef,
   AskTimeoutError,
   DEFAULT_ASK_TIMEOUT_MS,
   UndeliveredError,
 } from "./src/runtime/actor_ref.ts";
-export { ActorSystem, type ActorSystemOptions } from "./src/runtime/actor_system.ts";
+export {
+  ActorSystem,
+  type ActorSystemOptions,
+} from "./src/runtime/actor_system.ts";
 export {
   ActorFailed,
   ActorRestarted,
   ActorStarted,
   ActorStopped,
   DeadLetter,
+  type EventClass,
   type EventListener,
   EventStream,
 } from "./src/runtime/event_stream.ts";
@@ -67,12 +76,19 @@ export {
   type LogRecord,
   type LogSink,
 } from "./src/runtime/logging.ts";
-export { Props, type PropsOptions, SupervisedProps, supervise } from "./src/runtime/props.ts";
-export { TimerScheduler } from "./src/runtime/timers.ts";
+export {
+  type FailureClause,
+  Props,
+  type PropsOptions,
+  supervise,
+  SupervisedProps,
+} from "./src/runtime/props.ts";
+export type { TimerScheduler } from "./src/runtime/timers.ts";
 export {
   AllForOneStrategy,
-  type Decider,
   decideByErrorClass,
+  type Decider,
+  defaultStrategy,
   Directive,
   type ErrorClass,
   FaultHandlingStrategy,
@@ -81,11 +97,11 @@ export {
   requestRestartPermission,
   type RestartLimits,
   type RestartStatistics,
-  defaultStrategy,
   stoppingStrategy,
 } from "./src/supervision/strategy.ts";
 export {
   type RestartWithBackoffOptions,
+  type StrategyKind,
   SupervisorStrategy,
   TypedStrategy,
 } from "./src/supervision/supervisor_strategy.ts";
@@ -103,7 +119,10 @@ export {
   CurrentChild,
   GetCurrentChild,
   GetRestartCount,
-  RestartCount,
   ResetRestartCount,
+  RestartCount,
 } from "./src/patterns/backoff_supervisor.ts";
-export type { ResetCounter, TriggerOn } from "./src/patterns/backoff_decision.ts";
+export type {
+  ResetCounter,
+  TriggerOn,
+} from "./src/patterns/backoff_decision.ts";

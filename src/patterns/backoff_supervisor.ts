@@ -100,7 +100,11 @@ export interface BackoffOptions<T> {
  * ```
  */
 export abstract class BackoffEvent {
-  /** @param supervisor The supervisor that published it. */
+  /**
+   * Creates a `BackoffEvent`.
+   *
+   * @param supervisor The supervisor that published it.
+   */
   constructor(readonly supervisor: ActorRef<never>) {}
 }
 
@@ -118,6 +122,8 @@ export abstract class BackoffEvent {
  */
 export class BackoffChildFailed extends BackoffEvent {
   /**
+   * Creates a `BackoffChildFailed`.
+   *
    * @param supervisor The supervisor.
    * @param child The child that failed.
    * @param error What it threw.
@@ -146,6 +152,8 @@ export class BackoffChildFailed extends BackoffEvent {
  */
 export class BackoffScheduled extends BackoffEvent {
   /**
+   * Creates a `BackoffScheduled`.
+   *
    * @param supervisor The supervisor.
    * @param restartCount Respawns since the last reset, before this one.
    * @param delayMs The delay chosen.
@@ -173,6 +181,8 @@ export class BackoffScheduled extends BackoffEvent {
  */
 export class BackoffChildStarted extends BackoffEvent {
   /**
+   * Creates a `BackoffChildStarted`.
+   *
    * @param supervisor The supervisor.
    * @param child The new child.
    * @param restartCount Respawns since the last reset.
@@ -215,6 +225,8 @@ export class BackoffCounterReset extends BackoffEvent {}
  */
 export class BackoffMessageDropped extends BackoffEvent {
   /**
+   * Creates a `BackoffMessageDropped`.
+   *
    * @param supervisor The supervisor.
    * @param message The message.
    * @param reason Why.
@@ -242,6 +254,8 @@ export class BackoffMessageDropped extends BackoffEvent {
  */
 export class BackoffGaveUp extends BackoffEvent {
   /**
+   * Creates a `BackoffGaveUp`.
+   *
    * @param supervisor The supervisor.
    * @param restartCount Respawns made since the last reset.
    */
@@ -314,7 +328,11 @@ export class ResetRestartCount {}
  * ```
  */
 export class CurrentChild {
-  /** @param ref The child, or `undefined`. */
+  /**
+   * Creates a `CurrentChild`.
+   *
+   * @param ref The child, or `undefined`.
+   */
   constructor(readonly ref: ActorRef<unknown> | undefined) {}
 }
 
@@ -338,7 +356,11 @@ export class CurrentChild {
  * ```
  */
 export class RestartCount {
-  /** @param count Respawns since the last reset. */
+  /**
+   * Creates a `RestartCount`.
+   *
+   * @param count Respawns since the last reset.
+   */
   constructor(readonly count: number) {}
 }
 
@@ -674,10 +696,12 @@ export class BackoffSupervisor<T> extends Actor<unknown> {
     return this.self as ActorRef<never>;
   }
 
+  /** Spawns the first child at once. */
   override preStart(): void {
     this.#spawn();
   }
 
+  /** Publishes whatever is still stashed as dead letters: nothing is lost silently. */
   override postStop(): void {
     const reason = "supervisor stopped";
     const left = this.#stash.drain();
@@ -686,6 +710,12 @@ export class BackoffSupervisor<T> extends Actor<unknown> {
     }
   }
 
+  /**
+   * Handles the protocol and the child's lifecycle; forwards every other
+   * message to the child (or stashes or drops it while there is none).
+   *
+   * @param message The message.
+   */
   onReceive(message: unknown): void {
     if (isControl(message)) {
       if (message instanceof Terminated) {

@@ -8,7 +8,10 @@
  * @module
  */
 
-import { defaultStrategy, type FaultHandlingStrategy } from "../supervision/strategy.ts";
+import {
+  defaultStrategy,
+  type FaultHandlingStrategy,
+} from "../supervision/strategy.ts";
 import type { ActorRef } from "./actor_ref.ts";
 import type { ActorSystem } from "./actor_system.ts";
 import type { Logger } from "./logging.ts";
@@ -138,7 +141,10 @@ let constructingContext: ActorContext<never> | undefined;
  * Runs `factory` with `context` as the context for any `Actor` it constructs.
  * Internal to the runtime.
  */
-export function constructWith<R>(context: ActorContext<never>, factory: () => R): R {
+export function constructWith<R>(
+  context: ActorContext<never>,
+  factory: () => R,
+): R {
   constructingContext = context;
   try {
     return factory();
@@ -273,6 +279,10 @@ Object.defineProperty(Actor.prototype, "supervisorStrategy", {
  * ```
  */
 export class Terminated {
-  /** @param ref The actor that stopped. */
+  /**
+   * Creates a `Terminated`.
+   *
+   * @param ref The actor that stopped.
+   */
   constructor(readonly ref: ActorRef<never>) {}
 }

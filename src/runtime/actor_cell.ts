@@ -20,15 +20,31 @@
  * @module
  */
 
-import { Actor, type ActorContext, type Behavior, constructWith, Terminated } from "./actor.ts";
+import {
+  Actor,
+  type ActorContext,
+  type Behavior,
+  constructWith,
+  Terminated,
+} from "./actor.ts";
 import { ActorRef, AskRef, DEFAULT_ASK_TIMEOUT_MS } from "./actor_ref.ts";
 import type { ActorSystem, SystemCore } from "./actor_system.ts";
 import { THROUGHPUT } from "./dispatcher.ts";
-import { ActorFailed, ActorRestarted, ActorStarted, ActorStopped } from "./event_stream.ts";
+import {
+  ActorFailed,
+  ActorRestarted,
+  ActorStarted,
+  ActorStopped,
+} from "./event_stream.ts";
 import { Logger } from "./logging.ts";
 import { Mailbox } from "./mailbox.ts";
 import type { Props } from "./props.ts";
-import { checkDelay, TimerScheduler, TimerTicket } from "./timers.ts";
+import {
+  ActorTimers,
+  checkDelay,
+  type TimerScheduler,
+  TimerTicket,
+} from "./timers.ts";
 import { describeValue } from "../supervision/describe_value.ts";
 import {
   defaultStrategy,
@@ -68,7 +84,9 @@ function now(): number {
 }
 
 function errorText(error: unknown): string {
-  return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+  return error instanceof Error
+    ? `${error.name}: ${error.message}`
+    : String(error);
 }
 
 function isThenable(value: unknown): value is PromiseLike<unknown> {
@@ -93,7 +111,9 @@ export interface Envelope {
  * its child down the moment it fails and to keep the messages queued behind
  * the one that crashed it.
  */
-export const childLifecycle: unique symbol = Symbol("understudy.childLifecycle");
+export const childLifecycle: unique symbol = Symbol(
+  "understudy.childLifecycle",
+);
 
 /** See {@linkcode childLifecycle}. */
 export interface ChildLifecycleHooks {
@@ -119,7 +139,7 @@ class CellExtras {
   behavior: Behavior<never> | undefined = undefined;
   behaviorStack: (Behavior<never> | undefined)[] | undefined = undefined;
   stash: Mailbox | undefined = undefined;
-  timers: TimerScheduler | undefined = undefined;
+  timers: ActorTimers | undefined = undefined;
   logger: Logger | undefined = undefined;
   restartStats: RestartStatistics | undefined = undefined;
   generatedNames = 0;
@@ -163,14 +183,19 @@ export class ActorCell<T> extends ActorRef<T> implements ActorContext<T> {
   // ───────────────────────── ActorRef ─────────────────────────
 
   get path(): string {
-    return this.parentCell === undefined ? `/${this.name}` : `${this.parentCell.path}/${this.name}`;
+    return this.parentCell === undefined
+      ? `/${this.name}`
+      : `${this.parentCell.path}/${this.name}`;
   }
 
   tell(message: T, sender?: ActorRef<never>): void {
     this.enqueue(message, sender);
   }
 
-  ask<R = unknown>(message: T, timeoutMs: number = DEFAULT_ASK_TIMEOUT_MS): Promise<R> {
+  ask<R = unknown>(
+    message: T,
+    timeoutMs: number = DEFAULT_ASK_TIMEOUT_MS,
+  ): Promise<R> {
     checkDelay("ask", "timeoutMs", timeoutMs);
     const asker = new AskRef<R>(this.core, this.path, timeoutMs);
     this.enqueue(message, asker as unknown as ActorRef<never>);
@@ -182,22 +207,32 @@ export class ActorCell<T> extends ActorRef<T> implements ActorContext<T> {
     if (this.status >= SUSPENDED) {
       if (this.status >= STOPPING) {
         // A runtime notice (timer, Terminated) for a stopping actor was never sent by anyone.
-        if (sender !== FROM_RUNTIME) this.core.deadLetter(message, sender, this, "recipient stopped");
+        if (sender !== FROM_RUNTIME) {
+          this.core.deadLetter(message, sender, this, "recipient stopped");
+        }
         return;
       }
       const extras = this.extras;
       if (
-        extras !== undefined && extras.backoffTimer !== undefined && sender !== FROM_RUNTIME &&
+        extras !== undefined && extras.backoffTimer !== undefined &&
+        sender !== FROM_RUNTIME &&
         (this.mailbox?.size ?? 0) >= extras.backoffCapacity
       ) {
-        this.core.deadLetter(message, sender, this, "stash full while waiting to restart");
+        this.core.deadLetter(
+          message,
+          sender,
+          this,
+          "stash full while waiting to restart",
+        );
         return;
       }
     }
     const flags = this.flags;
     if (
-      (flags & FORWARDS) !== 0 && (flags & (BUSY | SCHEDULED)) === 0 && this.status === RUNNING &&
-      sender !== FROM_RUNTIME && (this.mailbox === undefined || this.mailbox.size === 0) &&
+      (flags & FORWARDS) !== 0 && (flags & (BUSY | SCHEDULED)) === 0 &&
+      this.status === RUNNING &&
+      sender !== FROM_RUNTIME &&
+      (this.mailbox === undefined || this.mailbox.size === 0) &&
       this.#ownHooks()!.forward!(message, sender as ActorRef<never> | undefined)
     ) {
       return;
@@ -229,16 +264,24 @@ export class ActorCell<T> extends ActorRef<T> implements ActorContext<T> {
 
   get log(): Logger {
     const extras = this.#extras();
-    return extras.logger ??= new Logger(() => this.path, this.core.logLevel, this.core.logSink);
+    return extras.logger ??= new Logger(
+      () => this.path,
+      this.core.logLevel,
+      this.core.logSink,
+    );
   }
 
   get timers(): TimerScheduler {
     const extras = this.#extras();
-    return extras.timers ??= new TimerScheduler((ticket) => this.enqueue(ticket, FROM_RUNTIME));
+    return extras.timers ??= new ActorTimers((ticket) =>
+      this.enqueue(ticket, FROM_RUNTIME)
+    );
   }
 
   get children(): readonly ActorRef<never>[] {
-    return this.childrenByName === undefined ? [] : [...this.childrenByName.values()];
+    return this.childrenByName === undefined
+      ? []
+      : [...this.childrenByName.values()];
   }
 
   actorOf<C>(props: Props<C>, name?: string): ActorRef<C> {
@@ -253,7 +296,9 @@ export class ActorCell<T> extends ActorRef<T> implements ActorContext<T> {
     const cell = ref as unknown as ActorCell<never>;
     if (cell !== (this as unknown) && cell.parentCell !== (this as unknown)) {
       throw new TypeError(
-        `Cannot stop ${String(ref)} from ${this.path}: an actor can stop only itself and its own children`,
+        `Cannot stop ${
+          String(ref)
+        } from ${this.path}: an actor can stop only itself and its own children`,
       );
     }
     cell.requestStop();
@@ -265,7 +310,9 @@ export class ActorCell<T> extends ActorRef<T> implements ActorContext<T> {
 
   watch<R>(ref: ActorRef<R>): ActorRef<R> {
     if (!(ref instanceof ActorCell)) {
-      throw new TypeError(`Cannot watch ${describeValue(ref)}: only actor refs can be watched`);
+      throw new TypeError(
+        `Cannot watch ${describeValue(ref)}: only actor refs can be watched`,
+      );
     }
     const target = ref as ActorCell<never>;
     if (target === (this as unknown)) return ref;
@@ -278,7 +325,9 @@ export class ActorCell<T> extends ActorRef<T> implements ActorContext<T> {
       this.enqueue(new Terminated(target), FROM_RUNTIME);
       return ref;
     }
-    (target.#extras().watchers ??= new Set()).add(this as unknown as ActorCell<never>);
+    (target.#extras().watchers ??= new Set()).add(
+      this as unknown as ActorCell<never>,
+    );
     return ref;
   }
 
@@ -301,7 +350,9 @@ export class ActorCell<T> extends ActorRef<T> implements ActorContext<T> {
       );
     }
     const extras = this.#extras();
-    if (options.discardOld === false) (extras.behaviorStack ??= []).push(extras.behavior);
+    if (options.discardOld === false) {
+      (extras.behaviorStack ??= []).push(extras.behavior);
+    }
     extras.behavior = behavior as Behavior<never>;
   }
 
@@ -315,7 +366,12 @@ export class ActorCell<T> extends ActorRef<T> implements ActorContext<T> {
     const extras = this.#extras();
     const stash = extras.stash ??= new Mailbox();
     if (stash.size >= this.props.stashCapacity) {
-      this.core.deadLetter(this.currentMessage, this.currentSender, this, "stash overflow");
+      this.core.deadLetter(
+        this.currentMessage,
+        this.currentSender,
+        this,
+        "stash overflow",
+      );
       return false;
     }
     stash.push(this.currentMessage, this.currentSender);
@@ -334,7 +390,8 @@ export class ActorCell<T> extends ActorRef<T> implements ActorContext<T> {
   /** Creates, registers and schedules the start of a child. */
   spawnChild<C>(props: Props<C>, name: string | undefined): ActorCell<C> {
     if (
-      props === null || typeof props !== "object" || typeof props.factory !== "function"
+      props === null || typeof props !== "object" ||
+      typeof props.factory !== "function"
     ) {
       throw new TypeError(
         `Cannot create actor: "props" must be Props, as made by Props.create(() => new MyActor()) (got ${
@@ -365,7 +422,12 @@ export class ActorCell<T> extends ActorRef<T> implements ActorContext<T> {
       }
       childName = name;
     }
-    const child = new ActorCell(this.core, this as unknown as ActorCell<never>, childName, props);
+    const child = new ActorCell(
+      this.core,
+      this as unknown as ActorCell<never>,
+      childName,
+      props,
+    );
     children.set(childName, child as unknown as ActorCell<never>);
     child.flags = SCHEDULED;
     this.core.dispatcher.schedule(child);
@@ -376,8 +438,12 @@ export class ActorCell<T> extends ActorRef<T> implements ActorContext<T> {
   childTerminated(child: ActorCell<never>): void {
     this.childrenByName?.delete(child.name);
     if (this.status === STOPPING) {
-      if (this.childrenByName === undefined || this.childrenByName.size === 0) this.#finishStop();
-    } else if ((this.flags & RESTART_PENDING) !== 0 && !this.#hasStoppingChildren()) {
+      if (this.childrenByName === undefined || this.childrenByName.size === 0) {
+        this.#finishStop();
+      }
+    } else if (
+      (this.flags & RESTART_PENDING) !== 0 && !this.#hasStoppingChildren()
+    ) {
       this.flags &= ~RESTART_PENDING;
       this.#scheduleStart();
     }
@@ -385,7 +451,9 @@ export class ActorCell<T> extends ActorRef<T> implements ActorContext<T> {
 
   #hasStoppingChildren(): boolean {
     for (const child of this.childrenByName?.values() ?? []) {
-      if (child.status >= STOPPING || (child.flags & STOP_REQUESTED) !== 0) return true;
+      if (child.status >= STOPPING || (child.flags & STOP_REQUESTED) !== 0) {
+        return true;
+      }
     }
     return false;
   }
@@ -407,7 +475,9 @@ export class ActorCell<T> extends ActorRef<T> implements ActorContext<T> {
       // Even an actor stopped before it ran is started first, so that its
       // preStart and postStop both run (as in Akka).
       const extras = this.extras;
-      const restartReason = extras === undefined ? NO_MESSAGE : extras.restartReason;
+      const restartReason = extras === undefined
+        ? NO_MESSAGE
+        : extras.restartReason;
       if (extras !== undefined) extras.restartReason = NO_MESSAGE;
       this.#start(restartReason);
     }
@@ -484,7 +554,8 @@ export class ActorCell<T> extends ActorRef<T> implements ActorContext<T> {
     if ((this.flags & (SCHEDULED | BUSY)) !== 0) return;
     const runnable = (this.flags & STOP_REQUESTED) !== 0 ||
       (this.status === NEW && (this.flags & RESTART_PENDING) === 0) ||
-      (this.status === RUNNING && this.mailbox !== undefined && this.mailbox.size > 0);
+      (this.status === RUNNING && this.mailbox !== undefined &&
+        this.mailbox.size > 0);
     if (runnable) {
       this.flags |= SCHEDULED;
       this.core.dispatcher.schedule(this);
@@ -505,7 +576,10 @@ export class ActorCell<T> extends ActorRef<T> implements ActorContext<T> {
     this.status = STARTING;
     let actor: Actor<T>;
     try {
-      actor = constructWith(this as unknown as ActorContext<never>, this.props.factory);
+      actor = constructWith(
+        this as unknown as ActorContext<never>,
+        this.props.factory,
+      );
       if (!(actor instanceof Actor) || actor.context !== (this as unknown)) {
         throw new TypeError(
           `Props factory for ${this.path} must return a new Actor instance (got ${
@@ -523,7 +597,9 @@ export class ActorCell<T> extends ActorRef<T> implements ActorContext<T> {
       : this.flags | FORWARDS;
     let result: void | Promise<void>;
     try {
-      result = restartReason === NO_MESSAGE ? actor.preStart() : actor.postRestart(restartReason);
+      result = restartReason === NO_MESSAGE
+        ? actor.preStart()
+        : actor.postRestart(restartReason);
     } catch (error) {
       this.fail(error, NO_MESSAGE, undefined);
       return;
@@ -556,20 +632,29 @@ export class ActorCell<T> extends ActorRef<T> implements ActorContext<T> {
       events.publish(
         restartReason === NO_MESSAGE
           ? new ActorStarted(this as unknown as ActorRef<never>)
-          : new ActorRestarted(this as unknown as ActorRef<never>, restartReason),
+          : new ActorRestarted(
+            this as unknown as ActorRef<never>,
+            restartReason,
+          ),
       );
     }
     const hooks = this.#parentHooks();
-    if (hooks !== undefined) hooks.childStarted(this as unknown as ActorRef<never>);
+    if (hooks !== undefined) {
+      hooks.childStarted(this as unknown as ActorRef<never>);
+    }
     this.#scheduleIfRunnable();
   }
 
   #parentHooks(): ChildLifecycleHooks | undefined {
-    return this.parentCell === undefined ? undefined : this.parentCell.#ownHooks();
+    return this.parentCell === undefined
+      ? undefined
+      : this.parentCell.#ownHooks();
   }
 
   #ownHooks(): ChildLifecycleHooks | undefined {
-    return (this.actor as (Actor<T> & { [childLifecycle]?: ChildLifecycleHooks }) | undefined)
+    return (this.actor as
+      | (Actor<T> & { [childLifecycle]?: ChildLifecycleHooks })
+      | undefined)
       ?.[childLifecycle];
   }
 
@@ -596,9 +681,15 @@ export class ActorCell<T> extends ActorRef<T> implements ActorContext<T> {
     const old = this.actor;
     if (old !== undefined) {
       try {
-        const result = old.preRestart(reason, message === NO_MESSAGE ? undefined : message);
+        const result = old.preRestart(
+          reason,
+          message === NO_MESSAGE ? undefined : message,
+        );
         if (isThenable(result)) {
-          result.then(undefined, (error) => this.#logError("preRestart failed", error));
+          result.then(
+            undefined,
+            (error) => this.#logError("preRestart failed", error),
+          );
         }
       } catch (error) {
         this.#logError("preRestart failed", error);
@@ -642,7 +733,12 @@ export class ActorCell<T> extends ActorRef<T> implements ActorContext<T> {
   /** The actor threw or rejected: suspend it and let its supervisor decide. */
   fail(error: unknown, message: unknown, sender: unknown): void {
     if (message !== NO_MESSAGE) {
-      this.core.deadLetter(message, sender, this, `processing failed: ${errorText(error)}`);
+      this.core.deadLetter(
+        message,
+        sender,
+        this,
+        `processing failed: ${errorText(error)}`,
+      );
     }
     if (this.status >= STOPPING) {
       this.#logError("failed while stopping", error);
@@ -658,7 +754,11 @@ export class ActorCell<T> extends ActorRef<T> implements ActorContext<T> {
     if (typed !== undefined) {
       this.#applyTypedStrategy(typed, error, message);
     } else if (this.parentCell !== undefined) {
-      this.parentCell.handleChildFailure(this as unknown as ActorCell<never>, error, message);
+      this.parentCell.handleChildFailure(
+        this as unknown as ActorCell<never>,
+        error,
+        message,
+      );
     } else {
       this.#logError("guardian failed; stopping", error);
       this.#beginStop();
@@ -666,17 +766,33 @@ export class ActorCell<T> extends ActorRef<T> implements ActorContext<T> {
   }
 
   /** Classic supervision: a child failed; apply this actor's strategy. */
-  handleChildFailure(child: ActorCell<never>, error: unknown, message: unknown): void {
+  handleChildFailure(
+    child: ActorCell<never>,
+    error: unknown,
+    message: unknown,
+  ): void {
     if (this.status >= STOPPING || (this.flags & STOP_REQUESTED) !== 0) {
       child.requestStop(); // this actor is going away; so are its children
       return;
     }
     const strategy = this.actor?.supervisorStrategy ?? defaultStrategy;
     let directive = strategy.decide(error);
-    if (directive === "escalate" && this.parentCell === undefined) directive = "stop";
+    if (directive === "escalate" && this.parentCell === undefined) {
+      directive = "stop";
+    }
     if (directive === "restart") {
-      const stats = child.#extras().restartStats ??= { restartCount: 0, windowStartMs: 0 };
-      if (!requestRestartPermission(stats, strategy.maxRetries, strategy.withinTimeRangeMs, now())) {
+      const stats = child.#extras().restartStats ??= {
+        restartCount: 0,
+        windowStartMs: 0,
+      };
+      if (
+        !requestRestartPermission(
+          stats,
+          strategy.maxRetries,
+          strategy.withinTimeRangeMs,
+          now(),
+        )
+      ) {
         directive = "stop";
         if (strategy.loggingEnabled) {
           child.log.error(
@@ -695,7 +811,9 @@ export class ActorCell<T> extends ActorRef<T> implements ActorContext<T> {
         break;
       case "restart":
         for (const target of targets) {
-          if (target.status < STOPPING) target.restart(error, target === child ? message : NO_MESSAGE);
+          if (target.status < STOPPING) {
+            target.restart(error, target === child ? message : NO_MESSAGE);
+          }
         }
         break;
       case "stop":
@@ -712,7 +830,11 @@ export class ActorCell<T> extends ActorRef<T> implements ActorContext<T> {
   }
 
   /** Typed supervision: this actor's own props say what to do. */
-  #applyTypedStrategy(strategy: TypedStrategy, error: unknown, message: unknown): void {
+  #applyTypedStrategy(
+    strategy: TypedStrategy,
+    error: unknown,
+    message: unknown,
+  ): void {
     const extras = this.#extras();
     switch (strategy.kind) {
       case "resume":
@@ -724,8 +846,18 @@ export class ActorCell<T> extends ActorRef<T> implements ActorContext<T> {
         this.requestStop();
         return;
       case "restart": {
-        const stats = extras.restartStats ??= { restartCount: 0, windowStartMs: 0 };
-        if (requestRestartPermission(stats, strategy.maxRestarts, strategy.withinMs, now())) {
+        const stats = extras.restartStats ??= {
+          restartCount: 0,
+          windowStartMs: 0,
+        };
+        if (
+          requestRestartPermission(
+            stats,
+            strategy.maxRestarts,
+            strategy.withinMs,
+            now(),
+          )
+        ) {
           this.#reportFailure(error, "restart", strategy.loggingEnabled);
           this.restart(error, message);
         } else {
@@ -736,7 +868,10 @@ export class ActorCell<T> extends ActorRef<T> implements ActorContext<T> {
       }
       case "backoff": {
         // The count resets once an instance ran long enough without failing.
-        if (extras.startedAt >= 0 && now() - extras.startedAt >= strategy.resetBackoffAfter) {
+        if (
+          extras.startedAt >= 0 &&
+          now() - extras.startedAt >= strategy.resetBackoffAfter
+        ) {
           extras.typedRestarts = 0;
         }
         extras.startedAt = -1;
@@ -761,11 +896,19 @@ export class ActorCell<T> extends ActorRef<T> implements ActorContext<T> {
     }
   }
 
-  #reportFailure(error: unknown, directive: string, loggingEnabled: boolean): void {
-    if (loggingEnabled) this.log.error(`failed (${directive}): ${errorText(error)}`, error);
+  #reportFailure(
+    error: unknown,
+    directive: string,
+    loggingEnabled: boolean,
+  ): void {
+    if (loggingEnabled) {
+      this.log.error(`failed (${directive}): ${errorText(error)}`, error);
+    }
     const events = this.core.eventStream;
     if (events.hasSubscribers) {
-      events.publish(new ActorFailed(this as unknown as ActorRef<never>, error, directive));
+      events.publish(
+        new ActorFailed(this as unknown as ActorRef<never>, error, directive),
+      );
     }
   }
 
@@ -816,7 +959,10 @@ export class ActorCell<T> extends ActorRef<T> implements ActorContext<T> {
       for (const flat of [stashed, queued]) {
         for (let i = 0; i < flat.length; i += 2) {
           if (flat[i + 1] === FROM_RUNTIME) continue;
-          undelivered.push({ message: flat[i], sender: flat[i + 1] as ActorRef<never> });
+          undelivered.push({
+            message: flat[i],
+            sender: flat[i + 1] as ActorRef<never>,
+          });
         }
       }
       hooks.childStopping(this as unknown as ActorRef<never>, undelivered);
@@ -864,13 +1010,18 @@ export class ActorCell<T> extends ActorRef<T> implements ActorContext<T> {
         // A watcher on its way out has no use for the news (and it is no sent message to dead-letter).
         if (watcher.status >= STOPPING) continue;
         // The watcher keeps this cell in `watching` until it processes the Terminated.
-        watcher.enqueue(new Terminated(this as unknown as ActorRef<never>), FROM_RUNTIME);
+        watcher.enqueue(
+          new Terminated(this as unknown as ActorRef<never>),
+          FROM_RUNTIME,
+        );
       }
       extras.watchers = undefined;
       extras.watching = undefined;
     }
     const events = this.core.eventStream;
-    if (events.hasSubscribers) events.publish(new ActorStopped(this as unknown as ActorRef<never>));
+    if (events.hasSubscribers) {
+      events.publish(new ActorStopped(this as unknown as ActorRef<never>));
+    }
     if (this.parentCell !== undefined) {
       this.parentCell.childTerminated(this as unknown as ActorCell<never>);
     } else {

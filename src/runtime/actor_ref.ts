@@ -139,6 +139,8 @@ export abstract class ActorRef<T> {
  */
 export class AskTimeoutError extends Error {
   /**
+   * Creates a `AskTimeoutError`.
+   *
    * @param path The path asked.
    * @param timeoutMs How long it waited.
    */
@@ -170,11 +172,15 @@ export class AskTimeoutError extends Error {
  */
 export class UndeliveredError extends Error {
   /**
+   * Creates a `UndeliveredError`.
+   *
    * @param path The path asked.
    * @param reason Why the message was not delivered.
    */
   constructor(readonly path: string, readonly reason: string) {
-    super(`Ask to ${path} cannot be answered: the message was not delivered (${reason})`);
+    super(
+      `Ask to ${path} cannot be answered: the message was not delivered (${reason})`,
+    );
     this.name = "UndeliveredError";
   }
 }
@@ -182,7 +188,12 @@ export class UndeliveredError extends Error {
 /** What an {@linkcode AskRef} needs from its system. */
 export interface AskOwner {
   readonly pendingAsks: Set<AskRef<unknown>>;
-  deadLetter(message: unknown, sender: unknown, recipient: ActorRef<never>, reason: string): void;
+  deadLetter(
+    message: unknown,
+    sender: unknown,
+    recipient: ActorRef<never>,
+    reason: string,
+  ): void;
 }
 
 let askCounter = 0;
@@ -232,8 +243,15 @@ export class AskRef<R> extends ActorRef<unknown> {
   }
 
   ask<Q>(message: unknown): Promise<Q> {
-    this.#owner.deadLetter(message, undefined, this, "cannot ask a temporary ask ref");
-    return Promise.reject(new UndeliveredError(this.path, "cannot ask a temporary ask ref"));
+    this.#owner.deadLetter(
+      message,
+      undefined,
+      this,
+      "cannot ask a temporary ask ref",
+    );
+    return Promise.reject(
+      new UndeliveredError(this.path, "cannot ask a temporary ask ref"),
+    );
   }
 
   /** Rejects the pending ask (message undelivered, timeout, or system terminated). */

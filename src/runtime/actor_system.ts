@@ -8,14 +8,28 @@
  * @module
  */
 
-import { defaultStrategy, type FaultHandlingStrategy } from "../supervision/strategy.ts";
+import {
+  defaultStrategy,
+  type FaultHandlingStrategy,
+} from "../supervision/strategy.ts";
 import { describeValue } from "../supervision/describe_value.ts";
 import { Actor } from "./actor.ts";
 import { ActorCell } from "./actor_cell.ts";
-import { ActorRef, type AskOwner, AskRef, UndeliveredError } from "./actor_ref.ts";
+import {
+  ActorRef,
+  type AskOwner,
+  AskRef,
+  UndeliveredError,
+} from "./actor_ref.ts";
 import { Dispatcher } from "./dispatcher.ts";
 import { DeadLetter, EventStream } from "./event_stream.ts";
-import { checkLogLevel, consoleSink, Logger, type LogLevel, type LogSink } from "./logging.ts";
+import {
+  checkLogLevel,
+  consoleSink,
+  Logger,
+  type LogLevel,
+  type LogSink,
+} from "./logging.ts";
 import { Props } from "./props.ts";
 
 /**
@@ -53,7 +67,10 @@ class Guardian extends Actor<never> {
     super();
   }
   onReceive(message: never): void {
-    this.context.system.deadLetters.tell(message, this.sender as ActorRef<never>);
+    this.context.system.deadLetters.tell(
+      message,
+      this.sender as ActorRef<never>,
+    );
   }
 }
 
@@ -72,7 +89,9 @@ class DeadLettersRef extends ActorRef<unknown> {
   }
   ask<R>(message: unknown): Promise<R> {
     this.#core.deadLetter(message, undefined, this, "sent to deadLetters");
-    return Promise.reject(new UndeliveredError(this.path, "sent to deadLetters"));
+    return Promise.reject(
+      new UndeliveredError(this.path, "sent to deadLetters"),
+    );
   }
 }
 
@@ -108,7 +127,9 @@ export class SystemCore implements AskOwner {
       this.log.error("event stream listener threw", error)
     );
     this.deadLetters = new DeadLettersRef(this);
-    this.whenTerminated = new Promise((resolve) => (this.#resolveTerminated = resolve));
+    this.whenTerminated = new Promise((
+      resolve,
+    ) => (this.#resolveTerminated = resolve));
     const strategy = options.guardianStrategy ?? defaultStrategy;
     this.guardian = new ActorCell(
       this,
@@ -123,12 +144,24 @@ export class SystemCore implements AskOwner {
    * Publishes an undelivered message. If its sender is a pending `ask`, that
    * ask fails at once instead of waiting for its timeout.
    */
-  deadLetter(message: unknown, sender: unknown, recipient: ActorRef<never>, reason: string): void {
-    if (sender instanceof AskRef) sender.fail(new UndeliveredError(recipient.path, reason));
+  deadLetter(
+    message: unknown,
+    sender: unknown,
+    recipient: ActorRef<never>,
+    reason: string,
+  ): void {
+    if (sender instanceof AskRef) {
+      sender.fail(new UndeliveredError(recipient.path, reason));
+    }
     this.log.debug(`dead letter to ${recipient.path} (${reason})`, message);
     if (this.eventStream.hasSubscribers) {
       this.eventStream.publish(
-        new DeadLetter(message, sender as ActorRef<never> | undefined, recipient, reason),
+        new DeadLetter(
+          message,
+          sender as ActorRef<never> | undefined,
+          recipient,
+          reason,
+        ),
       );
     }
   }
@@ -200,7 +233,9 @@ export class ActorSystem {
     }
     if (typeof options !== "object" || options === null) {
       throw new TypeError(
-        `Cannot create actor system: "options" must be an object (got ${describeValue(options)})`,
+        `Cannot create actor system: "options" must be an object (got ${
+          describeValue(options)
+        })`,
       );
     }
     return new ActorSystem(name, options);
@@ -327,7 +362,9 @@ export class ActorSystem {
    */
   actorOf<T>(props: Props<T>, name?: string): ActorRef<T> {
     if (this.#core.terminating) {
-      throw new Error(`Cannot create actor: actor system "${this.name}" is terminated`);
+      throw new Error(
+        `Cannot create actor: actor system "${this.name}" is terminated`,
+      );
     }
     return this.#core.guardian.spawnChild(props, name);
   }

@@ -52,7 +52,8 @@ export class Dispatcher {
   /** Queues `runnable`; the caller ensures it is not queued already. */
   schedule(runnable: Runnable): void {
     if (this.#length === this.#ready.length) this.#grow();
-    this.#ready[(this.#head + this.#length) & (this.#ready.length - 1)] = runnable;
+    this.#ready[(this.#head + this.#length) & (this.#ready.length - 1)] =
+      runnable;
     this.#length++;
     if (!this.#active) {
       this.#active = true;
@@ -94,7 +95,9 @@ export class Dispatcher {
     const old = this.#ready;
     const next: (Runnable | undefined)[] = new Array(old.length * 2);
     const mask = old.length - 1;
-    for (let i = 0; i < this.#length; i++) next[i] = old[(this.#head + i) & mask];
+    for (let i = 0; i < this.#length; i++) {
+      next[i] = old[(this.#head + i) & mask];
+    }
     this.#ready = next;
     this.#head = 0;
   }

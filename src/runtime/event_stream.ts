@@ -29,6 +29,8 @@ import type { ActorRef } from "./actor_ref.ts";
  */
 export class DeadLetter {
   /**
+   * Creates a `DeadLetter`.
+   *
    * @param message The undelivered message.
    * @param sender Who sent it, if known.
    * @param recipient Who it was for.
@@ -55,7 +57,11 @@ export class DeadLetter {
  * ```
  */
 export class ActorStarted {
-  /** @param ref The actor. */
+  /**
+   * Creates a `ActorStarted`.
+   *
+   * @param ref The actor.
+   */
   constructor(readonly ref: ActorRef<never>) {}
 }
 
@@ -72,7 +78,11 @@ export class ActorStarted {
  * ```
  */
 export class ActorStopped {
-  /** @param ref The actor. */
+  /**
+   * Creates a `ActorStopped`.
+   *
+   * @param ref The actor.
+   */
   constructor(readonly ref: ActorRef<never>) {}
 }
 
@@ -90,6 +100,8 @@ export class ActorStopped {
  */
 export class ActorRestarted {
   /**
+   * Creates a `ActorRestarted`.
+   *
    * @param ref The actor.
    * @param reason The error that caused the restart.
    */
@@ -111,6 +123,8 @@ export class ActorRestarted {
  */
 export class ActorFailed {
   /**
+   * Creates a `ActorFailed`.
+   *
    * @param ref The actor.
    * @param error What it threw.
    * @param directive What its supervisor decided: `resume`, `restart`, `stop`,
@@ -135,8 +149,18 @@ export class ActorFailed {
  */
 export type EventListener<E> = (event: E) => void;
 
+/**
+ * A class whose instances are events, used to filter a subscription.
+ *
+ * @example Usage
+ * ```ts
+ * import { DeadLetter, type EventClass } from "@understudy/core";
+ *
+ * const only: EventClass<DeadLetter> = DeadLetter;
+ * ```
+ */
 // deno-lint-ignore no-explicit-any
-type EventClass<E> = abstract new (...args: any[]) => E;
+export type EventClass<E> = abstract new (...args: any[]) => E;
 
 interface Subscription {
   readonly eventClass: EventClass<object> | undefined;
@@ -168,11 +192,14 @@ export class EventStream {
   readonly #onListenerError: (error: unknown) => void;
 
   /**
+   * Creates a `EventStream`.
+   *
    * @param onListenerError Called when a listener throws (default: `console.error`).
    */
   constructor(onListenerError?: (error: unknown) => void) {
     this.#onListenerError = onListenerError ??
-      ((error) => globalThis.console?.error("understudy: event listener threw", error));
+      ((error) =>
+        globalThis.console?.error("understudy: event listener threw", error));
   }
 
   /**
@@ -209,10 +236,15 @@ export class EventStream {
    */
   subscribe(listener: EventListener<object>): () => void;
   /**
+   * Listens only to instances of `eventClass`.
+   *
    * @param eventClass Only instances of this class reach the listener.
    * @param listener Called with each matching event.
    */
-  subscribe<E extends object>(eventClass: EventClass<E>, listener: EventListener<E>): () => void;
+  subscribe<E extends object>(
+    eventClass: EventClass<E>,
+    listener: EventListener<E>,
+  ): () => void;
   subscribe<E extends object>(
     eventClassOrListener: EventClass<E> | EventListener<object>,
     maybeListener?: EventListener<E>,
@@ -229,7 +261,10 @@ export class EventStream {
         listener: eventClassOrListener as EventListener<object>,
       };
     } else {
-      if (typeof eventClassOrListener !== "function" || typeof maybeListener !== "function") {
+      if (
+        typeof eventClassOrListener !== "function" ||
+        typeof maybeListener !== "function"
+      ) {
         throw new TypeError(
           "Cannot subscribe: expected (eventClass, listener), both functions",
         );
@@ -242,7 +277,9 @@ export class EventStream {
     // Copy on write, so a listener that unsubscribes during publish is safe.
     this.#subscriptions = [...this.#subscriptions, subscription];
     return () => {
-      this.#subscriptions = this.#subscriptions.filter((s) => s !== subscription);
+      this.#subscriptions = this.#subscriptions.filter((s) =>
+        s !== subscription
+      );
     };
   }
 

@@ -22,7 +22,13 @@
  */
 export type LogLevel = "debug" | "info" | "warn" | "error" | "off";
 
-const SEVERITY: Record<LogLevel, number> = { debug: 0, info: 1, warn: 2, error: 3, off: 4 };
+const SEVERITY: Record<LogLevel, number> = {
+  debug: 0,
+  info: 1,
+  warn: 2,
+  error: 3,
+  off: 4,
+};
 
 /**
  * One log line, as handed to a {@linkcode LogSink}.
@@ -75,7 +81,10 @@ export type LogSink = (record: LogRecord) => void;
 export function consoleSink(record: LogRecord): void {
   const console = globalThis.console;
   if (console === undefined) return;
-  console[record.level](`[${record.level}] ${record.path} ${record.message}`, ...record.data);
+  console[record.level](
+    `[${record.level}] ${record.path} ${record.message}`,
+    ...record.data,
+  );
 }
 
 /**
@@ -98,6 +107,8 @@ export class Logger {
   readonly #sink: LogSink;
 
   /**
+   * Creates a `Logger`.
+   *
    * @param path Returns the path written on each line.
    * @param level The least severe level written.
    * @param sink Where records go.
@@ -181,7 +192,11 @@ export class Logger {
     this.#write("error", message, data);
   }
 
-  #write(level: Exclude<LogLevel, "off">, message: string, data: unknown[]): void {
+  #write(
+    level: Exclude<LogLevel, "off">,
+    message: string,
+    data: unknown[],
+  ): void {
     if (SEVERITY[level] < this.#threshold) return;
     try {
       this.#sink({ level, path: this.#path(), message, data });

@@ -92,7 +92,9 @@ export class Mailbox {
     const old = this.#slots;
     const next = new Array(old.length * 2);
     const mask = old.length - 1;
-    for (let i = 0; i < this.#length; i++) next[i] = old[(this.#head + i) & mask];
+    for (let i = 0; i < this.#length; i++) {
+      next[i] = old[(this.#head + i) & mask];
+    }
     this.#slots = next;
     this.#head = 0;
   }

@@ -10,7 +10,10 @@
 
 import { describeValue } from "../supervision/describe_value.ts";
 import { type ErrorClass, matchErrorClass } from "../supervision/strategy.ts";
-import { SupervisorStrategy, type TypedStrategy } from "../supervision/supervisor_strategy.ts";
+import {
+  SupervisorStrategy,
+  type TypedStrategy,
+} from "../supervision/supervisor_strategy.ts";
 import type { Actor } from "./actor.ts";
 
 /**
@@ -34,7 +37,17 @@ export interface PropsOptions {
   stashCapacity?: number;
 }
 
-type FailureClause = readonly [ErrorClass, TypedStrategy];
+/**
+ * One `onFailure` clause: an error class and the strategy for it.
+ *
+ * @example Usage
+ * ```ts
+ * import { SupervisorStrategy, type FailureClause } from "@understudy/core";
+ *
+ * const clause: FailureClause = [Error, SupervisorStrategy.restart];
+ * ```
+ */
+export type FailureClause = readonly [ErrorClass, TypedStrategy];
 
 /**
  * How to create an actor. The factory is called again for every restart, so
@@ -98,7 +111,10 @@ export class Props<T> {
    * @param options Stash capacity.
    * @returns The props.
    */
-  static create<T>(factory: () => Actor<T>, options: PropsOptions = {}): Props<T> {
+  static create<T>(
+    factory: () => Actor<T>,
+    options: PropsOptions = {},
+  ): Props<T> {
     if (typeof factory !== "function") {
       throw new TypeError(
         `Cannot create Props: "factory" must be a function returning a new Actor, as in Props.create(() => new MyActor()) (got ${
@@ -107,7 +123,10 @@ export class Props<T> {
       );
     }
     const { stashCapacity = 1000 } = options;
-    if (typeof stashCapacity !== "number" || !Number.isInteger(stashCapacity) || stashCapacity < 0) {
+    if (
+      typeof stashCapacity !== "number" || !Number.isInteger(stashCapacity) ||
+      stashCapacity < 0
+    ) {
       throw new RangeError(
         `Cannot create Props: "stashCapacity" must be a whole number >= 0 (got ${
           describeValue(stashCapacity)
@@ -124,7 +143,8 @@ export class Props<T> {
    */
   strategyFor(error: unknown): TypedStrategy | undefined {
     if (this.failureClauses.length === 0) return undefined;
-    return matchErrorClass(error, this.failureClauses) ?? SupervisorStrategy.stop;
+    return matchErrorClass(error, this.failureClauses) ??
+      SupervisorStrategy.stop;
   }
 }
 
@@ -146,7 +166,10 @@ export class Props<T> {
  */
 export class SupervisedProps<T> extends Props<T> {
   /** Use {@linkcode supervise}. */
-  constructor(props: Props<T>, failureClauses: readonly FailureClause[] = props.failureClauses) {
+  constructor(
+    props: Props<T>,
+    failureClauses: readonly FailureClause[] = props.failureClauses,
+  ) {
     super(props.factory, props.stashCapacity, failureClauses);
   }
 
@@ -172,7 +195,10 @@ export class SupervisedProps<T> extends Props<T> {
    * @param strategy What to do.
    * @returns New props with the clause added.
    */
-  onFailure(errorClass: ErrorClass, strategy: TypedStrategy): SupervisedProps<T> {
+  onFailure(
+    errorClass: ErrorClass,
+    strategy: TypedStrategy,
+  ): SupervisedProps<T> {
     if (typeof errorClass !== "function") {
       throw new TypeError(
         `Cannot add failure clause: "errorClass" must be an error class such as Error (got ${
@@ -180,14 +206,19 @@ export class SupervisedProps<T> extends Props<T> {
         })`,
       );
     }
-    if (typeof strategy !== "object" || strategy === null || !("kind" in strategy)) {
+    if (
+      typeof strategy !== "object" || strategy === null || !("kind" in strategy)
+    ) {
       throw new TypeError(
         `Cannot add failure clause: "strategy" must come from SupervisorStrategy, such as SupervisorStrategy.restart (got ${
           describeValue(strategy)
         })`,
       );
     }
-    return new SupervisedProps(this, [...this.failureClauses, [errorClass, strategy]]);
+    return new SupervisedProps(this, [...this.failureClauses, [
+      errorClass,
+      strategy,
+    ]]);
   }
 }
 

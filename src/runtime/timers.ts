@@ -16,20 +16,10 @@
 import { MAX_TIMER_DELAY_MS } from "../backoff/max_timer_delay.ts";
 import { describeValue } from "../supervision/describe_value.ts";
 
-/** A scheduled timer; also the ticket that reaches the mailbox. */
-export class TimerTicket {
-  constructor(
-    readonly key: unknown,
-    readonly message: unknown,
-    /** Milliseconds between deliveries, or -1 for a single timer. */
-    readonly repeatMs: number,
-    public handle: unknown,
-  ) {}
-}
-
 /**
- * Keyed timers of one actor. Each delivers its message to the actor itself;
- * starting a timer with a key in use replaces the old one.
+ * Keyed timers of one actor, as `this.context.timers`. Each delivers its
+ * message to the actor itself; starting a timer with a key in use replaces
+ * the old one. All are cancelled when the actor stops or restarts.
  *
  * @example Usage
  * ```ts
@@ -45,15 +35,7 @@ export class TimerTicket {
  * }
  * ```
  */
-export class TimerScheduler {
-  readonly #active = new Map<unknown, TimerTicket>();
-  readonly #deliver: (ticket: TimerTicket) => void;
-
-  /** @param deliver Puts a due ticket in the owner's mailbox. */
-  constructor(deliver: (ticket: TimerTicket) => void) {
-    this.#deliver = deliver;
-  }
-
+export interface TimerScheduler {
   /**
    * Sends `message` to this actor once, after `delayMs`.
    *
@@ -75,9 +57,7 @@ export class TimerScheduler {
    * @param message What to deliver.
    * @param delayMs Milliseconds, 0 to 2,147,483,647.
    */
-  startSingleTimer(key: unknown, message: unknown, delayMs: number): void {
-    this.#start(key, message, checkDelay("startSingleTimer", "delayMs", delayMs), -1);
-  }
+  startSingleTimer(key: unknown, message: unknown, delayMs: number): void;
 
   /**
    * Sends `message` to this actor every `delayMs`, first after
@@ -104,20 +84,12 @@ export class TimerScheduler {
     key: unknown,
     message: unknown,
     delayMs: number,
-    initialDelayMs: number = delayMs,
-  ): void {
-    const where = "startTimerWithFixedDelay";
-    if (checkDelay(where, "delayMs", delayMs) === 0) {
-      throw new RangeError(
-        `Cannot ${where}: "delayMs" must be > 0, or the timer would flood the mailbox (got 0)`,
-      );
-    }
-    this.#start(key, message, checkDelay(where, "initialDelayMs", initialDelayMs), delayMs);
-  }
+    initialDelayMs?: number,
+  ): void;
 
   /**
-   * `true` while the timer with `key` is started and its last message not yet
-   * processed.
+   * `true` while the timer with `key` is started and its last message not
+   * yet processed.
    *
    * @example Usage
    * ```ts
@@ -135,9 +107,7 @@ export class TimerScheduler {
    * @param key The timer's key.
    * @returns Whether it is active.
    */
-  isTimerActive(key: unknown): boolean {
-    return this.#active.has(key);
-  }
+  isTimerActive(key: unknown): boolean;
 
   /**
    * Cancels the timer with `key`. Its message is not delivered, even if the
@@ -156,12 +126,7 @@ export class TimerScheduler {
    *
    * @param key The timer's key.
    */
-  cancel(key: unknown): void {
-    const ticket = this.#active.get(key);
-    if (ticket === undefined) return;
-    this.#active.delete(key);
-    globalThis.clearTimeout(ticket.handle as number);
-  }
+  cancel(key: unknown): void;
 
   /**
    * Cancels every timer of this actor.
@@ -177,6 +142,73 @@ export class TimerScheduler {
    * }
    * ```
    */
+  cancelAll(): void;
+}
+
+/** A scheduled timer; also the ticket that reaches the mailbox. Internal. */
+export class TimerTicket {
+  constructor(
+    readonly key: unknown,
+    readonly message: unknown,
+    /** Milliseconds between deliveries, or -1 for a single timer. */
+    readonly repeatMs: number,
+    public handle: unknown,
+  ) {}
+}
+
+/**
+ * One actor cell's timers: the {@linkcode TimerScheduler} users see, plus
+ * the runtime's side, {@linkcode ActorTimers.accept}. Internal.
+ */
+export class ActorTimers implements TimerScheduler {
+  readonly #active = new Map<unknown, TimerTicket>();
+  readonly #deliver: (ticket: TimerTicket) => void;
+
+  /** @param deliver Puts a due ticket in the owner's mailbox. */
+  constructor(deliver: (ticket: TimerTicket) => void) {
+    this.#deliver = deliver;
+  }
+
+  startSingleTimer(key: unknown, message: unknown, delayMs: number): void {
+    this.#start(
+      key,
+      message,
+      checkDelay("startSingleTimer", "delayMs", delayMs),
+      -1,
+    );
+  }
+
+  startTimerWithFixedDelay(
+    key: unknown,
+    message: unknown,
+    delayMs: number,
+    initialDelayMs: number = delayMs,
+  ): void {
+    const where = "startTimerWithFixedDelay";
+    if (checkDelay(where, "delayMs", delayMs) === 0) {
+      throw new RangeError(
+        `Cannot ${where}: "delayMs" must be > 0, or the timer would flood the mailbox (got 0)`,
+      );
+    }
+    this.#start(
+      key,
+      message,
+      checkDelay(where, "initialDelayMs", initialDelayMs),
+      delayMs,
+    );
+  }
+
+  isTimerActive(key: unknown): boolean {
+    return this.#active.has(key);
+  }
+
+  cancel(key: unknown): void {
+    const ticket = this.#active.get(key);
+    if (ticket === undefined) return;
+    this.#active.delete(key);
+    globalThis.clearTimeout(ticket.handle as number);
+  }
+
   cancelAll(): void {
     for (const ticket of this.#active.values()) {
       globalThis.clearTimeout(ticket.handle as number);
@@ -195,7 +227,12 @@ export class TimerScheduler {
     return true;
   }
 
-  #start(key: unknown, message: unknown, delayMs: number, repeatMs: number): void {
+  #start(
+    key: unknown,
+    message: unknown,
+    delayMs: number,
+    repeatMs: number,
+  ): void {
     this.cancel(key);
     const ticket = new TimerTicket(key, message, repeatMs, undefined);
     const fire = (): void => {
@@ -212,8 +249,14 @@ export class TimerScheduler {
  * Checks a delay in milliseconds: a finite number from 0 to 2,147,483,647
  * (longer delays make `setTimeout` fire at once).
  */
-export function checkDelay(where: string, option: string, value: unknown): number {
-  if (typeof value !== "number" || !(value >= 0 && value <= MAX_TIMER_DELAY_MS)) {
+export function checkDelay(
+  where: string,
+  option: string,
+  value: unknown,
+): number {
+  if (
+    typeof value !== "number" || !(value >= 0 && value <= MAX_TIMER_DELAY_MS)
+  ) {
     throw new RangeError(
       `Cannot ${where}: "${option}" must be a finite number of milliseconds from 0 to ${MAX_TIMER_DELAY_MS} (got ${
         describeValue(value)

@@ -240,7 +240,9 @@ export function requestRestartPermission(
   withinTimeRangeMs: number,
   nowMs: number,
 ): boolean {
-  if (stats.restartCount === 0 || nowMs - stats.windowStartMs > withinTimeRangeMs) {
+  if (
+    stats.restartCount === 0 || nowMs - stats.windowStartMs > withinTimeRangeMs
+  ) {
     stats.restartCount = 0;
     stats.windowStartMs = nowMs;
   }
@@ -278,6 +280,8 @@ export abstract class FaultHandlingStrategy {
   abstract readonly appliesToAllChildren: boolean;
 
   /**
+   * Creates a `FaultHandlingStrategy`.
+   *
    * @param decider Maps an error to a directive.
    * @param limits Restart limits and logging.
    */
@@ -290,8 +294,11 @@ export abstract class FaultHandlingStrategy {
         })`,
       );
     }
-    const { maxRetries = Infinity, withinTimeRangeMs = Infinity, loggingEnabled = true } =
-      limits;
+    const {
+      maxRetries = Infinity,
+      withinTimeRangeMs = Infinity,
+      loggingEnabled = true,
+    } = limits;
     if (
       typeof maxRetries !== "number" || !(maxRetries >= 0) ||
       (maxRetries !== Infinity && !Number.isInteger(maxRetries))
@@ -333,7 +340,8 @@ export abstract class FaultHandlingStrategy {
     try {
       const directive = this.decider(error);
       if (
-        directive === "resume" || directive === "restart" || directive === "stop" ||
+        directive === "resume" || directive === "restart" ||
+        directive === "stop" ||
         directive === "escalate"
       ) {
         return directive;
@@ -396,7 +404,9 @@ export class AllForOneStrategy extends FaultHandlingStrategy {
  * }
  * ```
  */
-export const stoppingStrategy: OneForOneStrategy = new OneForOneStrategy(() => Directive.Stop);
+export const stoppingStrategy: OneForOneStrategy = new OneForOneStrategy(() =>
+  Directive.Stop
+);
 
 /**
  * The strategy every actor has unless it overrides `supervisorStrategy`:

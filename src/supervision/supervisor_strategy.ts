@@ -45,8 +45,17 @@ export interface RestartWithBackoffOptions {
   policy?: BackoffPolicy;
 }
 
-/** The action a typed strategy takes. */
-type StrategyKind = "restart" | "resume" | "stop" | "backoff";
+/**
+ * The action a typed strategy takes.
+ *
+ * @example Usage
+ * ```ts
+ * import { SupervisorStrategy, type StrategyKind } from "@understudy/core";
+ *
+ * const kind: StrategyKind = SupervisorStrategy.resume.kind; // "resume"
+ * ```
+ */
+export type StrategyKind = "restart" | "resume" | "stop" | "backoff";
 
 /**
  * A typed supervision strategy: what happens to an actor when it fails with
@@ -150,7 +159,8 @@ function checkRange(
   high: number,
 ): void {
   if (
-    typeof value !== "number" || !(lowInclusive ? value >= low : value > low) || !(value <= high)
+    typeof value !== "number" || !(lowInclusive ? value >= low : value > low) ||
+    !(value <= high)
   ) {
     throw new RangeError(
       `Cannot create ${where}: "${option}" must be a number ${lowText} and <= ${high} (got ${
@@ -203,7 +213,10 @@ export const SupervisorStrategy: {
   restart: new TypedStrategy("restart"),
   resume: new TypedStrategy("resume"),
   stop: new TypedStrategy("stop"),
-  restartWithLimit(maxRetries: number, withinMs: number = Infinity): TypedStrategy {
+  restartWithLimit(
+    maxRetries: number,
+    withinMs: number = Infinity,
+  ): TypedStrategy {
     const where = "SupervisorStrategy.restartWithLimit";
     return new TypedStrategy("restart", {
       maxRestarts: checkCount(where, "maxRetries", maxRetries),
@@ -214,14 +227,24 @@ export const SupervisorStrategy: {
     const where = "SupervisorStrategy.restartWithBackoff";
     if (typeof options !== "object" || options === null) {
       throw new TypeError(
-        `Cannot create ${where}: options must be an object (got ${describeValue(options)})`,
+        `Cannot create ${where}: options must be an object (got ${
+          describeValue(options)
+        })`,
       );
     }
     const { minBackoff, maxBackoff, randomFactor = 0.2 } = options;
     // Checked here too, so that errors name these options (the policy calls
     // them minMs and maxMs) and a zero minBackoff cannot make a zero default
     // resetBackoffAfter.
-    checkRange(where, "minBackoff", minBackoff, "> 0", 0, false, MAX_TIMER_DELAY_MS);
+    checkRange(
+      where,
+      "minBackoff",
+      minBackoff,
+      "> 0",
+      0,
+      false,
+      MAX_TIMER_DELAY_MS,
+    );
     checkRange(
       where,
       "maxBackoff",
@@ -233,13 +256,30 @@ export const SupervisorStrategy: {
     );
     checkRange(where, "randomFactor", randomFactor, ">= 0", 0, true, 1);
     const policy = options.policy ??
-      exponentialBackoff({ minMs: minBackoff, maxMs: maxBackoff, randomFactor });
-    const resetBackoffAfter = options.resetBackoffAfter ?? (minBackoff + maxBackoff) / 2;
+      exponentialBackoff({
+        minMs: minBackoff,
+        maxMs: maxBackoff,
+        randomFactor,
+      });
+    const resetBackoffAfter = options.resetBackoffAfter ??
+      (minBackoff + maxBackoff) / 2;
     return new TypedStrategy("backoff", {
       policy,
-      resetBackoffAfter: checkDuration(where, "resetBackoffAfter", resetBackoffAfter),
-      maxRestarts: checkCount(where, "maxRestarts", options.maxRestarts ?? Infinity),
-      stashCapacity: checkCount(where, "stashCapacity", options.stashCapacity ?? 1000),
+      resetBackoffAfter: checkDuration(
+        where,
+        "resetBackoffAfter",
+        resetBackoffAfter,
+      ),
+      maxRestarts: checkCount(
+        where,
+        "maxRestarts",
+        options.maxRestarts ?? Infinity,
+      ),
+      stashCapacity: checkCount(
+        where,
+        "stashCapacity",
+        options.stashCapacity ?? 1000,
+      ),
     });
   },
 };

@@ -16,7 +16,6 @@ import {
 } from "../../mod.ts";
 import {
   deadJobs,
-  eventsOf,
   installClock,
   Job,
   recordingSystem,

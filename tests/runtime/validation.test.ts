@@ -14,7 +14,6 @@ import {
   OneForOneStrategy,
   Props,
   SupervisorStrategy,
-  TimerScheduler,
 } from "../../mod.ts";
 import {
   collect,
@@ -23,6 +22,7 @@ import {
   recorderProps,
   settle,
 } from "./_helpers.ts";
+import { ActorTimers } from "../../src/runtime/timers.ts";
 
 interface BadCall {
   what: string;
@@ -35,7 +35,7 @@ interface BadCall {
 describe("Bad input is rejected at the call", () => {
   let system: ActorSystem;
   let ref: ActorRef<string>;
-  const timers = new TimerScheduler(() => {});
+  const timers = new ActorTimers(() => {});
   beforeEach(() => {
     system = createSystem();
     ref = system.actorOf(recorderProps<string>(), "existing");

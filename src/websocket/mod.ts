@@ -1,0 +1,90 @@
+// Copyright 2026 the understudy authors. MIT license.
+// This module is browser compatible.
+
+/**
+ * A WebSocket that comes back by itself, as an actor: a connection actor
+ * whose BackoffSupervisor respawns the socket actor after each failure with
+ * a growing delay, jittered on every attempt (the cap included, so a fleet
+ * of clients spreads out instead of retrying in step).
+ *
+ * - `Send`s made while disconnected wait (bounded by `maxQueued`; past it
+ *   they go to dead letters, counted) and go out in order on reconnect; a
+ *   message counts as delivered only once handed to an open socket.
+ * - `Close` leaves nothing behind: no socket, no timer, no listener.
+ * - `maxRetries` ends in a `WebSocketGaveUp` event; `Reconnect` always
+ *   starts again. `shouldReconnect(close)` can stop retries for good.
+ * - A heartbeat detects half-open sockets; `online`/`offline` and hidden
+ *   pages pause and resume it in browsers (nothing is required elsewhere).
+ *
+ * Runs in browsers, Deno, Bun, Node (with the `ws` package's `WebSocket` on
+ * Node 20) and edge workers.
+ *
+ * @example A chat connection
+ * ```ts
+ * import { ActorSystem } from "@understudy/core";
+ * import {
+ *   Close,
+ *   Send,
+ *   WebSocketGaveUp,
+ *   WebSocketMessage,
+ *   WebSocketReconnectScheduled,
+ *   websocketProps,
+ * } from "@understudy/core/websocket";
+ *
+ * const system = ActorSystem.create("chat", { logLevel: "warn" });
+ * const chat = system.actorOf(
+ *   websocketProps({
+ *     url: "wss://chat.example/ws",
+ *     maxRetries: 20,
+ *     shouldReconnect: (close) => close.code !== 4001, // 4001: logged out
+ *     heartbeat: { intervalMs: 25_000, timeoutMs: 5_000 },
+ *     subscriber: (event) => {
+ *       if (event instanceof WebSocketMessage) console.log(event.data);
+ *       if (event instanceof WebSocketReconnectScheduled) console.log(`retry in ${event.delayMs} ms`);
+ *       if (event instanceof WebSocketGaveUp) console.log(event.reason);
+ *     },
+ *   }),
+ *   "chat",
+ * );
+ * chat.tell(new Send("hello"));
+ * chat.tell(new Close(1000, "bye"));
+ * await system.terminate();
+ * ```
+ *
+ * @module
+ */
+
+export { websocketProps } from "./websocket_props.ts";
+export {
+  defaultReconnectPolicy,
+  type HeartbeatOptions,
+  type WebSocketOptions,
+} from "./options.ts";
+export {
+  Close,
+  type ConnectionState,
+  ConnectionStatus,
+  GetConnectionStatus,
+  Reconnect,
+  Send,
+  Sent,
+  type WebSocketCommand,
+} from "./messages.ts";
+export {
+  WebSocketClosed,
+  WebSocketConnecting,
+  WebSocketEvent,
+  WebSocketGaveUp,
+  WebSocketMessage,
+  WebSocketMessageDropped,
+  WebSocketOpened,
+  WebSocketPaused,
+  WebSocketReconnectScheduled,
+} from "./events.ts";
+export type {
+  CloseInfo,
+  WebSocketConstructor,
+  WebSocketData,
+  WebSocketLike,
+} from "./websocket_like.ts";
+export type { EventTargetLike, PageLike } from "./page_like.ts";

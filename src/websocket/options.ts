@@ -1,0 +1,319 @@
+// Copyright 2026 the understudy authors. MIT license.
+// This module is browser compatible.
+
+/**
+ * The options of `websocketProps`, their defaults, and their validation.
+ *
+ * @module
+ */
+
+import type { BackoffPolicy } from "../backoff/backoff_policy.ts";
+import { exponentialBackoff } from "../backoff/exponential.ts";
+import { MAX_TIMER_DELAY_MS } from "../backoff/max_timer_delay.ts";
+import { ActorRef } from "../runtime/actor_ref.ts";
+import { describeValue } from "../supervision/describe_value.ts";
+import type { WebSocketEvent } from "./events.ts";
+import type { PageLike } from "./page_like.ts";
+import type {
+  CloseInfo,
+  WebSocketConstructor,
+  WebSocketData,
+} from "./websocket_like.ts";
+
+/**
+ * An application-level heartbeat, for half-open sockets (a NAT that forgot
+ * the connection, a laptop that slept): browsers cannot send ping frames,
+ * and such a socket stays "open" without a close event for minutes.
+ *
+ * @example Usage
+ * ```ts
+ * import type { HeartbeatOptions } from "@understudy/core/websocket";
+ *
+ * const heartbeat: HeartbeatOptions = { intervalMs: 20_000, timeoutMs: 5_000, message: '{"type":"ping"}' };
+ * ```
+ */
+export interface HeartbeatOptions {
+  /** Sends `message` this often while the socket is open. */
+  intervalMs: number;
+  /** If no frame at all arrives within this long after a ping, the socket is closed and replaced. */
+  timeoutMs: number;
+  /** The ping, or a function making it. Default `"ping"`. */
+  message?: WebSocketData | (() => WebSocketData);
+}
+
+/**
+ * Options of {@linkcode websocketProps}. Only `url` is required.
+ *
+ * @example Usage
+ * ```ts
+ * import { exponentialBackoff } from "@understudy/core";
+ * import type { WebSocketOptions } from "@understudy/core/websocket";
+ *
+ * const options: WebSocketOptions = {
+ *   url: async () => `wss://api.example/ws?token=${await Promise.resolve("t0k3n")}`,
+ *   policy: exponentialBackoff({ minMs: 500, maxMs: 20_000, randomFactor: 0.5 }),
+ *   maxRetries: 20,
+ *   shouldReconnect: (close) => close.code !== 1008 && close.code !== 4001,
+ *   heartbeat: { intervalMs: 25_000, timeoutMs: 5_000 },
+ *   hiddenCloseMs: 5 * 60_000,
+ *   subscriber: (event) => console.log(event.constructor.name),
+ * };
+ * ```
+ */
+export interface WebSocketOptions {
+  /**
+   * Where to connect: a URL, or a function returning one (for instance with
+   * a fresh token). A function that throws or rejects counts as a failed
+   * attempt and is retried with backoff.
+   */
+  url: string | (() => string | Promise<string>);
+  /** Subprotocols to offer. */
+  protocols?: string | string[];
+  /** Who hears the events ({@linkcode WebSocketEvent}), incoming frames included: an actor or a function. */
+  subscriber?: ActorRef<WebSocketEvent> | ((event: WebSocketEvent) => void);
+  /** The delay before each retry. Default {@linkcode defaultReconnectPolicy}. */
+  policy?: BackoffPolicy;
+  /** How long a connection must stay open for the retry count to go back to 0. Default 5000. */
+  minUptimeMs?: number;
+  /** How long an attempt (URL function included) may take before it fails. Default 10,000. */
+  connectionTimeoutMs?: number;
+  /** Retries without a stable connection before giving up (`WebSocketGaveUp`). Default `Infinity`; 0 never retries. */
+  maxRetries?: number;
+  /** How many messages wait for a connection; past that they go to dead letters. Default 1000. */
+  maxQueued?: number;
+  /** Whether to retry after a close (not called when the client itself closed). Default: always. */
+  shouldReconnect?: (close: CloseInfo) => boolean;
+  /** An application-level ping, to detect half-open sockets. Default: none. */
+  heartbeat?: HeartbeatOptions;
+  /** Close while the page has been hidden this long, and connect again when it is visible. Default `Infinity` (never). */
+  hiddenCloseMs?: number;
+  /** The page whose `online`, `offline` and `visibilitychange` events count; `false` to ignore them. Default: `globalThis` if it has `addEventListener`. */
+  page?: PageLike | false;
+  /** The WebSocket class. Default: `globalThis.WebSocket`, read at each attempt. */
+  WebSocket?: WebSocketConstructor;
+  /** How binary frames arrive. Default `"arraybuffer"`. */
+  binaryType?: "arraybuffer" | "blob";
+}
+
+/**
+ * The default retry delays: 1 s, doubling up to 30 s, each moved by up to
+ * ±50% at random, the cap included, so a fleet of clients that lost the
+ * same server keeps spreading its retries instead of retrying in step.
+ *
+ * @example Usage
+ * ```ts
+ * import { defaultReconnectPolicy } from "@understudy/core/websocket";
+ *
+ * const delay = defaultReconnectPolicy().delayFor(10); // 15,000 to 45,000 ms
+ * console.log(delay >= 15_000 && delay <= 45_000); // true
+ * ```
+ *
+ * @param random Uniform numbers in [0, 1); default `secureRandom`.
+ * @returns The policy.
+ */
+export function defaultReconnectPolicy(random?: () => number): BackoffPolicy {
+  return exponentialBackoff({
+    minMs: 1_000,
+    maxMs: 30_000,
+    randomFactor: 0.5,
+    random,
+  });
+}
+
+/** Options after defaults and validation. */
+export interface Settings {
+  readonly url: string | (() => string | Promise<string>);
+  readonly protocols: string | string[] | undefined;
+  readonly subscriber:
+    | ActorRef<WebSocketEvent>
+    | ((event: WebSocketEvent) => void)
+    | undefined;
+  readonly policy: BackoffPolicy;
+  readonly minUptimeMs: number;
+  readonly connectionTimeoutMs: number;
+  readonly maxRetries: number;
+  readonly maxQueued: number;
+  readonly shouldReconnect: ((close: CloseInfo) => boolean) | undefined;
+  readonly heartbeat: HeartbeatOptions | undefined;
+  readonly hiddenCloseMs: number;
+  readonly page: PageLike | undefined;
+  readonly WebSocket: WebSocketConstructor | undefined;
+  readonly binaryType: "arraybuffer" | "blob";
+}
+
+function invalid(option: string, expected: string, value: unknown): never {
+  throw new (typeof value === "number" ? RangeError : TypeError)(
+    `Cannot create WebSocket connection: "${option}" must be ${expected} (got ${
+      describeValue(value)
+    })`,
+  );
+}
+
+/** A delay a timer can honour; `Infinity` too where it means "never". */
+function ms(
+  option: string,
+  value: unknown,
+  min: number,
+  infinite = false,
+): number {
+  if (
+    typeof value !== "number" || !(value >= min) ||
+    (value > MAX_TIMER_DELAY_MS && !(infinite && value === Infinity))
+  ) {
+    invalid(
+      option,
+      `a number of milliseconds from ${min} to ${MAX_TIMER_DELAY_MS}${
+        infinite ? " or Infinity" : ""
+      }`,
+      value,
+    );
+  }
+  return value;
+}
+
+const isFunction = (value: unknown): value is (...args: never[]) => unknown =>
+  typeof value === "function";
+
+/** Checks every option; throws `TypeError` or `RangeError` naming the first bad one. */
+export function settingsFrom(options: WebSocketOptions): Settings {
+  if (typeof options !== "object" || options === null) {
+    invalid("options", "an object", options);
+  }
+  const {
+    url,
+    protocols,
+    subscriber,
+    policy = defaultReconnectPolicy(),
+    minUptimeMs = 5_000,
+    connectionTimeoutMs = 10_000,
+    maxRetries = Infinity,
+    maxQueued = 1_000,
+    shouldReconnect,
+    heartbeat,
+    hiddenCloseMs = Infinity,
+    WebSocket,
+    binaryType = "arraybuffer",
+  } = options;
+  if (typeof url === "string") {
+    let parsed: URL | undefined;
+    try {
+      parsed = new URL(url);
+    } catch {
+      // reported below
+    }
+    if (!parsed || !/^(wss?|https?):$/.test(parsed.protocol)) {
+      invalid(
+        "url",
+        "a ws:, wss:, http: or https: URL, or a function returning one",
+        url,
+      );
+    }
+  } else if (!isFunction(url)) {
+    invalid(
+      "url",
+      "a ws:, wss:, http: or https: URL, or a function returning one",
+      url,
+    );
+  }
+  if (
+    protocols !== undefined && typeof protocols !== "string" &&
+    !(Array.isArray(protocols) && protocols.every((p) => typeof p === "string"))
+  ) {
+    invalid("protocols", "a string or an array of strings", protocols);
+  }
+  if (
+    subscriber !== undefined && !isFunction(subscriber) &&
+    !(subscriber instanceof ActorRef)
+  ) {
+    invalid(
+      "subscriber",
+      "an ActorRef or a function receiving events",
+      subscriber,
+    );
+  }
+  if (
+    typeof policy !== "object" || policy === null ||
+    !isFunction(policy.delayFor)
+  ) {
+    invalid("policy", "an object with a delayFor(restartCount) method", policy);
+  }
+  ms("minUptimeMs", minUptimeMs, 0);
+  ms("connectionTimeoutMs", connectionTimeoutMs, 1);
+  if (
+    typeof maxRetries !== "number" || !(maxRetries >= 0) ||
+    !(Number.isInteger(maxRetries) || maxRetries === Infinity)
+  ) {
+    invalid("maxRetries", "a whole number >= 0 or Infinity", maxRetries);
+  }
+  if (
+    typeof maxQueued !== "number" || !(maxQueued >= 0) ||
+    !Number.isSafeInteger(maxQueued)
+  ) {
+    invalid("maxQueued", "a whole number >= 0", maxQueued);
+  }
+  if (shouldReconnect !== undefined && !isFunction(shouldReconnect)) {
+    invalid(
+      "shouldReconnect",
+      "a function of the close returning true or false",
+      shouldReconnect,
+    );
+  }
+  if (heartbeat !== undefined) {
+    if (typeof heartbeat !== "object" || heartbeat === null) {
+      invalid(
+        "heartbeat",
+        "an object { intervalMs, timeoutMs, message? }",
+        heartbeat,
+      );
+    }
+    ms("heartbeat.intervalMs", heartbeat.intervalMs, 1);
+    ms("heartbeat.timeoutMs", heartbeat.timeoutMs, 1);
+  }
+  ms("hiddenCloseMs", hiddenCloseMs, 0, true);
+  const host = globalThis as unknown as
+    & { WebSocket?: unknown }
+    & Partial<PageLike>;
+  const page = options.page ??
+    (isFunction(host.addEventListener) ? host as PageLike : false);
+  if (
+    page !== false &&
+    (typeof page !== "object" || page === null ||
+      !isFunction(page.addEventListener))
+  ) {
+    invalid(
+      "page",
+      "false or an object with addEventListener and removeEventListener",
+      page,
+    );
+  }
+  if (
+    WebSocket === undefined
+      ? !isFunction(host.WebSocket)
+      : !isFunction(WebSocket)
+  ) {
+    invalid(
+      "WebSocket",
+      'a WebSocket class (this runtime has no global WebSocket: on Node 20, pass WebSocket from the "ws" package)',
+      WebSocket,
+    );
+  }
+  if (binaryType !== "arraybuffer" && binaryType !== "blob") {
+    invalid("binaryType", '"arraybuffer" or "blob"', binaryType);
+  }
+  return {
+    url,
+    protocols,
+    subscriber,
+    policy,
+    minUptimeMs,
+    connectionTimeoutMs,
+    maxRetries,
+    maxQueued,
+    shouldReconnect,
+    heartbeat,
+    hiddenCloseMs,
+    page: page || undefined,
+    WebSocket,
+    binaryType,
+  };
+}
