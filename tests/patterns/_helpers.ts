@@ -1,22 +1,10 @@
-// Shared fixtures for the BackoffSupervisor tests: a fake clock, a system
-// that records every event, and a scriptable child.
-import * as FakeTimers from "@sinonjs/fake-timers";
-import { Actor, ActorSystem, DeadLetter, Props } from "../../mod.ts";
+// Shared fixtures for the BackoffSupervisor tests: a system that records
+// every event, and a scriptable child. The fake clock is the runtime tests'.
+import type * as FakeTimers from "@sinonjs/fake-timers";
+import { Actor, type ActorSystem, DeadLetter, Props } from "../../mod.ts";
+import { createSystem } from "../runtime/_helpers.ts";
 
-/** A fake clock (not faking queueMicrotask: the dispatcher runs on it). */
-export function installClock(): FakeTimers.Clock {
-  return FakeTimers.install({
-    now: 0,
-    toFake: [
-      "setTimeout",
-      "clearTimeout",
-      "setInterval",
-      "clearInterval",
-      "Date",
-      "performance",
-    ],
-  });
-}
+export { installClock } from "../runtime/_helpers.ts";
 
 /** Lets the dispatcher and promise chains settle without moving fake time. */
 export async function settle(clock: FakeTimers.Clock): Promise<void> {
@@ -25,7 +13,7 @@ export async function settle(clock: FakeTimers.Clock): Promise<void> {
 
 /** A system whose events (all of them) are recorded in order. */
 export function recordingSystem(): { system: ActorSystem; events: object[] } {
-  const system = ActorSystem.create("test", { logLevel: "off" });
+  const system = createSystem();
   const events: object[] = [];
   system.eventStream.subscribe((event) => events.push(event));
   return { system, events };
