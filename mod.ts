@@ -120,6 +120,7 @@ export {
   GetCurrentChild,
   GetRestartCount,
   ResetRestartCount,
+  RespawnNow,
   RestartCount,
 } from "./src/patterns/backoff_supervisor.ts";
 export type {

@@ -308,6 +308,21 @@ export class GetRestartCount {}
 export class ResetRestartCount {}
 
 /**
+ * Ends a pending backoff wait: the child is respawned at once. Ignored while
+ * a child runs. The restart count is kept (send `Reset` too to reset it).
+ * What a reconnecting client sends when it learns the network is back.
+ * Send {@linkcode BackoffSupervisor.RespawnNow}.
+ *
+ * @example Usage
+ * ```ts
+ * import { BackoffSupervisor, RespawnNow } from "@understudy/core";
+ *
+ * BackoffSupervisor.RespawnNow instanceof RespawnNow; // true
+ * ```
+ */
+export class RespawnNow {}
+
+/**
  * The reply to `GetCurrentChild`: the running child, or `undefined` while
  * the supervisor waits to respawn.
  *
@@ -380,7 +395,7 @@ function isControl(message: unknown): boolean {
   return typeof message === "object" && message !== null &&
     (message instanceof Terminated || message instanceof GetCurrentChild ||
       message instanceof GetRestartCount ||
-      message instanceof ResetRestartCount ||
+      message instanceof ResetRestartCount || message instanceof RespawnNow ||
       message instanceof Respawn || message instanceof GraceElapsed ||
       message instanceof StabilityCheck);
 }
@@ -598,6 +613,8 @@ export class BackoffSupervisor<T> extends Actor<unknown> {
   static readonly GetRestartCount: GetRestartCount = new GetRestartCount();
   /** Resets the restart count (what a child sends after real success with `resetCounter: "manual"`). */
   static readonly Reset: ResetRestartCount = new ResetRestartCount();
+  /** Ends a pending backoff wait and respawns the child at once. */
+  static readonly RespawnNow: RespawnNow = new RespawnNow();
 
   /**
    * Props for a BackoffSupervisor of `options.childProps`. Options are
@@ -730,6 +747,13 @@ export class BackoffSupervisor<T> extends Actor<unknown> {
       if (message instanceof ResetRestartCount) {
         if (this.#decision.reset()) {
           this.#publish(new BackoffCounterReset(this.#me));
+        }
+        return;
+      }
+      if (message instanceof RespawnNow) {
+        if (this.context.timers.isTimerActive("respawn")) {
+          this.context.timers.cancel("respawn");
+          this.#spawn();
         }
         return;
       }

@@ -13,31 +13,25 @@
 
 import { Actor } from "../runtime/actor.ts";
 import type { ActorRef } from "../runtime/actor_ref.ts";
-import { DeadLetter } from "../runtime/event_stream.ts";
 import { Props } from "../runtime/props.ts";
-import {
-  BackoffScheduled,
-  BackoffSupervisor,
-} from "../patterns/backoff_supervisor.ts";
+import { BackoffSupervisor } from "../patterns/backoff_supervisor.ts";
+import { MAX_TIMER_DELAY_MS } from "../backoff/max_timer_delay.ts";
 import { WebSocketReconnectScheduled } from "./events.ts";
-import {
-  Close,
-  ConnectionStatus,
-  GetConnectionStatus,
-  Reconnect,
-  Send,
-} from "./messages.ts";
+import { Close, Reconnect, Send } from "./messages.ts";
 import type { SharedState } from "./shared_state.ts";
-import { PauseChanged, SocketActor } from "./socket_actor.ts";
-import { routeEvents } from "./event_router.ts";
+import { SocketActor } from "./socket_actor.ts";
 
-const PAGE_EVENTS = ["online", "offline"];
+/** The page events listened to, on the window or its document. */
+const PAGE_EVENTS = ["online", "offline", "visibilitychange"];
 
-/** See the module doc. Internal to this module. */
+/**
+ * See the module doc. Besides the `WebSocketCommand`s it receives the page's
+ * event types as strings, and "hidden-too-long" from its timer. Internal to
+ * this module.
+ */
 export class ConnectionActor extends Actor<unknown> {
   readonly #shared: SharedState;
   #supervisor!: ActorRef<unknown>;
-  #unsubscribe: (() => void) | undefined = undefined;
   readonly #onPageEvent = (event: { readonly type: string }): void =>
     this.self.tell(event.type);
 
@@ -51,14 +45,6 @@ export class ConnectionActor extends Actor<unknown> {
     const { page, maxQueued, policy } = shared.settings;
     shared.connection = this.self;
     shared.system = this.context.system;
-    if (page) {
-      for (const type of PAGE_EVENTS) {
-        page.addEventListener(type, this.#onPageEvent);
-      }
-      page.document?.addEventListener("visibilitychange", this.#onPageEvent);
-      shared.offline = page.navigator?.onLine === false;
-      this.#onVisibilityChange();
-    }
     this.#supervisor = this.context.actorOf(
       BackoffSupervisor.props({
         childProps: Props.create(() => new SocketActor(shared), {
@@ -66,36 +52,69 @@ export class ConnectionActor extends Actor<unknown> {
         }),
         childName: "socket",
         minBackoff: 0,
-        maxBackoff: 30_000, // only for a custom policy returning NaN
-        policy,
+        maxBackoff: 30_000,
+        // Reports each delay as the supervisor picks it.
+        policy: {
+          delayFor(restartCount) {
+            let delayMs = policy.delayFor(restartCount);
+            // A broken custom policy must not cause a retry storm.
+            delayMs = delayMs >= 0
+              ? Math.min(delayMs, MAX_TIMER_DELAY_MS)
+              : 30_000;
+            shared.retries = restartCount + 1;
+            shared.delayMs = delayMs;
+            shared.emit(
+              new WebSocketReconnectScheduled(
+                shared.connection,
+                shared.attempts + 1,
+                delayMs,
+              ),
+            );
+            return delayMs;
+          },
+        },
         resetCounter: "manual", // the socket actor resets it after minUptimeMs open
-        maxStashSize: maxQueued,
+        // `maxQueued` is enforced on arrival (see onReceive), so these
+        // stashes hold at most that many `Send`s and cannot overflow.
+        maxStashSize: Infinity,
         drainGraceMs: 0,
       }),
       "backoff",
     );
-    this.#unsubscribe = routeEvents(
-      shared.system,
-      [this.self, this.#supervisor],
-      (event) => this.#onSystemEvent(event),
-    );
+    if (page) {
+      this.#listen("addEventListener");
+      shared.offline = page.navigator?.onLine === false;
+      this.#onVisibilityChange();
+    }
   }
 
   override postStop(): void {
-    const { page } = this.#shared.settings;
-    this.#unsubscribe?.();
-    if (page) {
-      for (const type of PAGE_EVENTS) {
-        page.removeEventListener(type, this.#onPageEvent);
-      }
-      page.document?.removeEventListener("visibilitychange", this.#onPageEvent);
+    if (this.#shared.settings.page) this.#listen("removeEventListener");
+  }
+
+  #listen(method: "addEventListener" | "removeEventListener"): void {
+    const page = this.#shared.settings.page!;
+    for (const type of PAGE_EVENTS) {
+      (type[0] === "v" ? page.document : page)?.[method](
+        type,
+        this.#onPageEvent,
+      );
     }
-    this.#shared.state = "closed";
   }
 
   onReceive(message: unknown): void {
     const shared = this.#shared;
     if (message instanceof Send) {
+      const { maxQueued } = shared.settings;
+      // Bounded while there is no open socket; while open, messages only pass through.
+      if (!shared.open && shared.pending >= maxQueued) {
+        return shared.drop(
+          message,
+          `queue full (maxQueued ${maxQueued})`,
+          this.sender,
+        );
+      }
+      shared.pending++;
       return this.#supervisor.tell(message, this.sender as never);
     }
     if (message instanceof Close) {
@@ -105,41 +124,36 @@ export class ConnectionActor extends Actor<unknown> {
     if (message instanceof Reconnect) {
       shared.halted = shared.hidden = false;
       this.#resetRetries();
-      return shared.socket?.tell(message);
-    }
-    if (message instanceof GetConnectionStatus) {
-      return this.sender?.tell(
-        new ConnectionStatus(
-          shared.state,
-          shared.attempts,
-          shared.droppedTotal,
-        ),
-      );
+      if (shared.socket !== undefined) return shared.socket.tell(message);
+      // Waiting out a backoff: end the wait now.
+      return this.#supervisor.tell(BackoffSupervisor.RespawnNow);
     }
     switch (message) {
       case "offline":
         shared.offline = true;
-        return shared.socket?.tell(new PauseChanged(0));
+        return shared.socket?.tell(0);
       case "online":
         if (!shared.offline) return;
         shared.offline = false;
         this.#resetRetries();
-        // Soon, not at once: a whole office coming back online must not reconnect in step.
-        return shared.socket?.tell(
-          new PauseChanged(shared.settings.policy.delayFor(0)),
+        // Soon, not at once: a whole office coming back online must not
+        // reconnect in step. Also when a long backoff wait is under way.
+        if (shared.socket !== undefined) {
+          return shared.socket.tell(shared.settings.policy.delayFor(0));
+        }
+        return this.context.timers.startSingleTimer(
+          "respawn",
+          "respawn-now",
+          shared.settings.policy.delayFor(0),
         );
+      case "respawn-now":
+        return this.#supervisor.tell(BackoffSupervisor.RespawnNow);
       case "visibilitychange":
         return this.#onVisibilityChange();
       case "hidden-too-long":
         shared.hidden = true;
-        return shared.socket?.tell(new PauseChanged(0));
+        return shared.socket?.tell(0);
     }
-    this.context.system.publishDeadLetter(
-      message,
-      this.sender as never,
-      this.self as never,
-      "not a WebSocketCommand",
-    );
   }
 
   #onVisibilityChange(): void {
@@ -147,7 +161,7 @@ export class ConnectionActor extends Actor<unknown> {
     const { page, hiddenCloseMs } = shared.settings;
     const timers = this.context.timers;
     if (page!.document?.visibilityState === "hidden") {
-      if (hiddenCloseMs !== Infinity && !timers.isTimerActive("hidden")) {
+      if (hiddenCloseMs < Infinity && !timers.isTimerActive("hidden")) {
         timers.startSingleTimer("hidden", "hidden-too-long", hiddenCloseMs);
       }
     } else {
@@ -155,7 +169,8 @@ export class ConnectionActor extends Actor<unknown> {
       if (shared.hidden) {
         shared.hidden = false;
         this.#resetRetries();
-        shared.socket?.tell(new PauseChanged(0));
+        if (shared.socket !== undefined) shared.socket.tell(0);
+        else this.#supervisor.tell(BackoffSupervisor.RespawnNow);
       }
     }
   }
@@ -164,32 +179,5 @@ export class ConnectionActor extends Actor<unknown> {
   #resetRetries(): void {
     this.#shared.attempts = this.#shared.retries = 0;
     this.#supervisor.tell(BackoffSupervisor.Reset);
-  }
-
-  /**
-   * The event stream tells the delays the supervisor chose, and the `Send`s
-   * that went to dead letters on their way to a socket actor: over the
-   * supervisor's stash limit, or left in this actor's or the supervisor's
-   * mailbox or stash when they stopped. (A socket actor reports its own.)
-   * Only events about this actor or its supervisor are routed here.
-   */
-  #onSystemEvent(event: object): void {
-    const shared = this.#shared;
-    if (event instanceof BackoffScheduled) {
-      shared.retries = event.restartCount + 1;
-      shared.delayMs = event.delayMs;
-      shared.emit(
-        new WebSocketReconnectScheduled(
-          shared.connection,
-          shared.attempts + 1,
-          event.delayMs,
-        ),
-      );
-    } else if (event instanceof DeadLetter && event.message instanceof Send) {
-      shared.reportDropped(
-        event.message,
-        /stopped/.test(event.reason) ? "connection closed" : event.reason,
-      );
-    }
   }
 }

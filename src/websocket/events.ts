@@ -95,8 +95,8 @@ export class WebSocketOpened extends WebSocketEvent {
 }
 
 /**
- * A frame arrived: text as a string, binary as an `ArrayBuffer` (or a
- * `Blob` with `binaryType: "blob"`).
+ * A frame arrived: text as a string, binary as an `ArrayBuffer` (in every
+ * runtime).
  *
  * @example Usage
  * ```ts

@@ -2,19 +2,14 @@
 // This module is browser compatible.
 
 /**
- * The messages a WebSocket connection actor accepts, and its replies.
+ * The messages a WebSocket connection actor accepts, and its reply to a
+ * `Send` that has a sender.
  *
  * @module
  */
 
-import { describeValue } from "../supervision/describe_value.ts";
+import { fail } from "../backoff/_validation.ts";
 import type { WebSocketData } from "./websocket_like.ts";
-
-function isData(data: unknown): data is WebSocketData {
-  return typeof data === "string" || data instanceof ArrayBuffer ||
-    ArrayBuffer.isView(data) ||
-    (typeof Blob === "function" && data instanceof Blob);
-}
 
 /**
  * Sends `data` over the connection: at once if the socket is open,
@@ -44,11 +39,16 @@ export class Send {
    * @throws {TypeError} If `data` is none of those.
    */
   constructor(readonly data: WebSocketData) {
-    if (!isData(data)) {
-      throw new TypeError(
-        `Cannot create Send: "data" must be a string, ArrayBuffer, ArrayBufferView or Blob (got ${
-          describeValue(data)
-        })`,
+    if (
+      !(typeof data === "string" || data instanceof ArrayBuffer ||
+        ArrayBuffer.isView(data) ||
+        (typeof Blob === "function" && data instanceof Blob))
+    ) {
+      fail(
+        "create Send",
+        "data",
+        "a string, ArrayBuffer, ArrayBufferView or Blob",
+        data,
       );
     }
   }
@@ -105,23 +105,22 @@ export class Close {
    * @throws {RangeError} If `code` or `reason` is out of range.
    */
   constructor(readonly code: number = 1000, readonly reason: string = "") {
-    if (
-      code !== 1000 && !(Number.isInteger(code) && code >= 3000 && code <= 4999)
-    ) {
-      throw new RangeError(
-        `Cannot create Close: "code" must be 1000 or a whole number from 3000 to 4999 (got ${
-          describeValue(code)
-        })`,
+    if (code !== 1000 && !(code >= 3000 && code <= 4999 && code % 1 === 0)) {
+      fail(
+        "create Close",
+        "code",
+        "1000 or an integer in [3000, 4999]",
+        code,
+        true,
       );
     }
-    if (
-      typeof reason !== "string" ||
-      new TextEncoder().encode(reason).length > 123
-    ) {
-      throw new RangeError(
-        `Cannot create Close: "reason" must be a string of at most 123 UTF-8 bytes (got ${
-          describeValue(reason)
-        })`,
+    if (new TextEncoder().encode(reason).length > 123) {
+      fail(
+        "create Close",
+        "reason",
+        "at most 123 bytes of UTF-8",
+        reason,
+        true,
       );
     }
   }
@@ -131,7 +130,7 @@ export class Close {
  * Connects again now, with the retry count reset: after giving up or after
  * `shouldReconnect` said no, while paused (offline, hidden page), and while
  * connected (the socket is closed with 1000 and replaced). While a backoff
- * delay is being waited out, the count is reset and the wait runs out first.
+ * delay is being waited out, the wait ends and the attempt is made at once.
  *
  * @example Usage
  * ```ts
@@ -147,75 +146,6 @@ export class Close {
 export class Reconnect {}
 
 /**
- * Asks for the connection's {@linkcode ConnectionStatus}.
- *
- * @example Usage
- * ```ts
- * import { ActorSystem } from "@understudy/core";
- * import { type ConnectionStatus, GetConnectionStatus, websocketProps } from "@understudy/core/websocket";
- *
- * const system = ActorSystem.create("demo", { logLevel: "off" });
- * const feed = system.actorOf(websocketProps({ url: "wss://feed.example/ws", page: false }));
- * const status = await feed.ask<ConnectionStatus>(new GetConnectionStatus());
- * console.log(status.state); // "connecting"
- * await system.terminate();
- * ```
- */
-export class GetConnectionStatus {}
-
-/**
- * Where a connection is:
- * - `"connecting"`: an attempt is under way (resolving the URL or opening);
- * - `"open"`: the socket is open;
- * - `"waiting"`: waiting out a backoff delay before the next attempt;
- * - `"offline"`, `"hidden"`: paused by the page (network down, page hidden);
- * - `"gave-up"`: `maxRetries` reached or `shouldReconnect` said no; waits
- *   for `Reconnect`;
- * - `"closed"`: closed for good.
- *
- * @example Usage
- * ```ts
- * import type { ConnectionState } from "@understudy/core/websocket";
- *
- * const usable = (state: ConnectionState) => state === "open";
- * ```
- */
-export type ConnectionState =
-  | "connecting"
-  | "open"
-  | "waiting"
-  | "offline"
-  | "hidden"
-  | "gave-up"
-  | "closed";
-
-/**
- * The reply to {@linkcode GetConnectionStatus}.
- *
- * @example Usage
- * ```ts
- * import { ConnectionStatus } from "@understudy/core/websocket";
- *
- * const status = new ConnectionStatus("waiting", 3, 0);
- * console.log(`${status.state}, attempt ${status.attempt}`);
- * ```
- */
-export class ConnectionStatus {
-  /**
-   * Creates the reply.
-   *
-   * @param state Where the connection is.
-   * @param attempt Attempts since the last stable connection (or reset).
-   * @param dropped Messages dropped so far (queue full, closed, or unsendable).
-   */
-  constructor(
-    readonly state: ConnectionState,
-    readonly attempt: number,
-    readonly dropped: number,
-  ) {}
-}
-
-/**
  * Everything a connection actor accepts.
  *
  * @example Usage
@@ -228,4 +158,4 @@ export class ConnectionStatus {
  * }
  * ```
  */
-export type WebSocketCommand = Send | Close | Reconnect | GetConnectionStatus;
+export type WebSocketCommand = Send | Close | Reconnect;

@@ -62,9 +62,6 @@ export {
 } from "./options.ts";
 export {
   Close,
-  type ConnectionState,
-  ConnectionStatus,
-  GetConnectionStatus,
   Reconnect,
   Send,
   Sent,

@@ -10,8 +10,8 @@
 import type { BackoffPolicy } from "../backoff/backoff_policy.ts";
 import { exponentialBackoff } from "../backoff/exponential.ts";
 import { MAX_TIMER_DELAY_MS } from "../backoff/max_timer_delay.ts";
+import { checkNumber, fail } from "../backoff/_validation.ts";
 import { ActorRef } from "../runtime/actor_ref.ts";
-import { describeValue } from "../supervision/describe_value.ts";
 import type { WebSocketEvent } from "./events.ts";
 import type { PageLike } from "./page_like.ts";
 import type {
@@ -79,9 +79,16 @@ export interface WebSocketOptions {
   connectionTimeoutMs?: number;
   /** Retries without a stable connection before giving up (`WebSocketGaveUp`). Default `Infinity`; 0 never retries. */
   maxRetries?: number;
-  /** How many messages wait for a connection; past that they go to dead letters. Default 1000. */
+  /**
+   * How many `Send`s may wait for a connection; past that, new ones go to
+   * dead letters (with a `WebSocketMessageDropped` event). Default 1000.
+   */
   maxQueued?: number;
-  /** Whether to retry after a close (not called when the client itself closed). Default: always. */
+  /**
+   * Whether to retry after a close or a failed attempt (not called for the
+   * client's own closes: `Close`, `Reconnect`, pauses). If it throws, the
+   * connection retries. Default: always.
+   */
   shouldReconnect?: (close: CloseInfo) => boolean;
   /** An application-level ping, to detect half-open sockets. Default: none. */
   heartbeat?: HeartbeatOptions;
@@ -91,8 +98,6 @@ export interface WebSocketOptions {
   page?: PageLike | false;
   /** The WebSocket class. Default: `globalThis.WebSocket`, read at each attempt. */
   WebSocket?: WebSocketConstructor;
-  /** How binary frames arrive. Default `"arraybuffer"`. */
-  binaryType?: "arraybuffer" | "blob";
 }
 
 /**
@@ -138,182 +143,112 @@ export interface Settings {
   readonly hiddenCloseMs: number;
   readonly page: PageLike | undefined;
   readonly WebSocket: WebSocketConstructor | undefined;
-  readonly binaryType: "arraybuffer" | "blob";
 }
 
-function invalid(option: string, expected: string, value: unknown): never {
-  throw new (typeof value === "number" ? RangeError : TypeError)(
-    `Cannot create WebSocket connection: "${option}" must be ${expected} (got ${
-      describeValue(value)
-    })`,
-  );
-}
-
-/** A delay a timer can honour; `Infinity` too where it means "never". */
-function ms(
-  option: string,
-  value: unknown,
-  min: number,
-  infinite = false,
-): number {
-  if (
-    typeof value !== "number" || !(value >= min) ||
-    (value > MAX_TIMER_DELAY_MS && !(infinite && value === Infinity))
-  ) {
-    invalid(
-      option,
-      `a number of milliseconds from ${min} to ${MAX_TIMER_DELAY_MS}${
-        infinite ? " or Infinity" : ""
-      }`,
-      value,
-    );
-  }
-  return value;
-}
-
-const isFunction = (value: unknown): value is (...args: never[]) => unknown =>
-  typeof value === "function";
+const ACTION = "create WebSocket connection";
 
 /** Checks every option; throws `TypeError` or `RangeError` naming the first bad one. */
 export function settingsFrom(options: WebSocketOptions): Settings {
+  const bad = (name: string, expected: string, value: unknown): never =>
+    fail(ACTION, name, expected, value);
+  // A time a timer can wait; Infinity, where allowed, means never.
+  const ms = (name: string, value: number, lowest = 0, infinite = false) =>
+    infinite && value === Infinity
+      ? value
+      : checkNumber(ACTION, name, value, lowest, MAX_TIMER_DELAY_MS);
   if (typeof options !== "object" || options === null) {
-    invalid("options", "an object", options);
+    bad("options", "an object", options);
   }
+  const host = globalThis as unknown as Partial<PageLike> & {
+    WebSocket?: unknown;
+  };
   const {
     url,
     protocols,
     subscriber,
     policy = defaultReconnectPolicy(),
-    minUptimeMs = 5_000,
-    connectionTimeoutMs = 10_000,
     maxRetries = Infinity,
     maxQueued = 1_000,
     shouldReconnect,
     heartbeat,
-    hiddenCloseMs = Infinity,
     WebSocket,
-    binaryType = "arraybuffer",
+    page = typeof host.addEventListener === "function" && host as PageLike,
   } = options;
-  if (typeof url === "string") {
-    let parsed: URL | undefined;
-    try {
-      parsed = new URL(url);
-    } catch {
-      // reported below
-    }
-    if (!parsed || !/^(wss?|https?):$/.test(parsed.protocol)) {
-      invalid(
-        "url",
-        "a ws:, wss:, http: or https: URL, or a function returning one",
-        url,
-      );
-    }
-  } else if (!isFunction(url)) {
-    invalid(
-      "url",
-      "a ws:, wss:, http: or https: URL, or a function returning one",
-      url,
-    );
-  }
   if (
-    protocols !== undefined && typeof protocols !== "string" &&
-    !(Array.isArray(protocols) && protocols.every((p) => typeof p === "string"))
+    typeof url === "string"
+      ? !/^(wss?|https?):\/\/./.test(url)
+      : typeof url !== "function"
   ) {
-    invalid("protocols", "a string or an array of strings", protocols);
+    bad("url", "a ws:, wss:, http: or https: URL, or a function", url);
   }
   if (
-    subscriber !== undefined && !isFunction(subscriber) &&
+    protocols !== undefined &&
+    [protocols].flat().some((protocol) => typeof protocol !== "string")
+  ) {
+    bad("protocols", "a string or an array of strings", protocols);
+  }
+  if (
+    subscriber !== undefined && typeof subscriber !== "function" &&
     !(subscriber instanceof ActorRef)
   ) {
-    invalid(
-      "subscriber",
-      "an ActorRef or a function receiving events",
-      subscriber,
+    bad("subscriber", "an ActorRef or a function", subscriber);
+  }
+  if (typeof policy?.delayFor !== "function") {
+    bad("policy", "a BackoffPolicy (with delayFor)", policy);
+  }
+  if (maxRetries !== Infinity) {
+    checkNumber(
+      ACTION,
+      "maxRetries",
+      maxRetries,
+      0,
+      Number.MAX_SAFE_INTEGER,
+      true,
     );
   }
-  if (
-    typeof policy !== "object" || policy === null ||
-    !isFunction(policy.delayFor)
-  ) {
-    invalid("policy", "an object with a delayFor(restartCount) method", policy);
-  }
-  ms("minUptimeMs", minUptimeMs, 0);
-  ms("connectionTimeoutMs", connectionTimeoutMs, 1);
-  if (
-    typeof maxRetries !== "number" || !(maxRetries >= 0) ||
-    !(Number.isInteger(maxRetries) || maxRetries === Infinity)
-  ) {
-    invalid("maxRetries", "a whole number >= 0 or Infinity", maxRetries);
-  }
-  if (
-    typeof maxQueued !== "number" || !(maxQueued >= 0) ||
-    !Number.isSafeInteger(maxQueued)
-  ) {
-    invalid("maxQueued", "a whole number >= 0", maxQueued);
-  }
-  if (shouldReconnect !== undefined && !isFunction(shouldReconnect)) {
-    invalid(
-      "shouldReconnect",
-      "a function of the close returning true or false",
-      shouldReconnect,
-    );
+  checkNumber(ACTION, "maxQueued", maxQueued, 0, Number.MAX_SAFE_INTEGER, true);
+  if (shouldReconnect !== undefined && typeof shouldReconnect !== "function") {
+    bad("shouldReconnect", "a function", shouldReconnect);
   }
   if (heartbeat !== undefined) {
     if (typeof heartbeat !== "object" || heartbeat === null) {
-      invalid(
-        "heartbeat",
-        "an object { intervalMs, timeoutMs, message? }",
-        heartbeat,
-      );
+      bad("heartbeat", "{ intervalMs, timeoutMs, message? }", heartbeat);
     }
     ms("heartbeat.intervalMs", heartbeat.intervalMs, 1);
     ms("heartbeat.timeoutMs", heartbeat.timeoutMs, 1);
   }
-  ms("hiddenCloseMs", hiddenCloseMs, 0, true);
-  const host = globalThis as unknown as
-    & { WebSocket?: unknown }
-    & Partial<PageLike>;
-  const page = options.page ??
-    (isFunction(host.addEventListener) ? host as PageLike : false);
-  if (
-    page !== false &&
-    (typeof page !== "object" || page === null ||
-      !isFunction(page.addEventListener))
-  ) {
-    invalid(
-      "page",
-      "false or an object with addEventListener and removeEventListener",
-      page,
-    );
+  if (page !== false && typeof page?.addEventListener !== "function") {
+    bad("page", "false or an EventTarget", page);
   }
-  if (
-    WebSocket === undefined
-      ? !isFunction(host.WebSocket)
-      : !isFunction(WebSocket)
-  ) {
-    invalid(
+  if (typeof (WebSocket ?? host.WebSocket) !== "function") {
+    bad(
       "WebSocket",
-      'a WebSocket class (this runtime has no global WebSocket: on Node 20, pass WebSocket from the "ws" package)',
+      'a WebSocket class (this runtime has none: on Node 20, pass WebSocket from "ws")',
       WebSocket,
     );
-  }
-  if (binaryType !== "arraybuffer" && binaryType !== "blob") {
-    invalid("binaryType", '"arraybuffer" or "blob"', binaryType);
   }
   return {
     url,
     protocols,
     subscriber,
     policy,
-    minUptimeMs,
-    connectionTimeoutMs,
+    minUptimeMs: ms("minUptimeMs", options.minUptimeMs ?? 5_000),
+    connectionTimeoutMs: ms(
+      "connectionTimeoutMs",
+      options.connectionTimeoutMs ?? 10_000,
+      1,
+    ),
     maxRetries,
     maxQueued,
     shouldReconnect,
     heartbeat,
-    hiddenCloseMs,
+    hiddenCloseMs: ms(
+      "hiddenCloseMs",
+      options.hiddenCloseMs ?? Infinity,
+      0,
+      true,
+    ),
     page: page || undefined,
     WebSocket,
-    binaryType,
   };
 }

@@ -14,18 +14,16 @@
 import type { ActorRef } from "../runtime/actor_ref.ts";
 import type { ActorSystem } from "../runtime/actor_system.ts";
 import { type WebSocketEvent, WebSocketMessageDropped } from "./events.ts";
-import type { Close, ConnectionState, WebSocketCommand } from "./messages.ts";
+import type { Close, WebSocketCommand } from "./messages.ts";
 import type { Settings } from "./options.ts";
 
 /** One connection's shared state. Internal to this module. */
 export class SharedState {
-  readonly settings: Settings;
   /** Set by the connection actor as it starts. */
   connection!: ActorRef<WebSocketCommand>;
   system!: ActorSystem;
   /** The live socket actor, if any (a dying one is removed at once). */
   socket: ActorRef<unknown> | undefined = undefined;
-  state: ConnectionState = "connecting";
   /** The network is down: no attempts until `online`. */
   offline = false;
   /** The page was hidden for `hiddenCloseMs`: no socket until it is visible. */
@@ -40,12 +38,14 @@ export class SharedState {
   retries = 0;
   /** The backoff delay the next socket actor waited, for its `WebSocketConnecting`. */
   delayMs = 0;
+  /** Whether the current socket is open. */
+  open = false;
+  /** `Send`s accepted and not yet handed to a socket: what `maxQueued` bounds. */
+  pending = 0;
   /** Messages dropped so far. */
-  droppedTotal = 0;
+  dropped = 0;
 
-  constructor(settings: Settings) {
-    this.settings = settings;
-  }
+  constructor(readonly settings: Settings) {}
 
   /** Why attempts are paused, if they are. */
   get pausedBy(): "offline" | "hidden" | undefined {
@@ -55,25 +55,34 @@ export class SharedState {
   /** Tells the subscriber and the event stream. */
   emit(event: WebSocketEvent): void {
     const subscriber = this.settings.subscriber;
-    if (typeof subscriber === "function") {
-      try {
-        subscriber(event);
-      } catch (error) {
-        this.system.log.error("WebSocket subscriber threw", error);
-      }
-    } else subscriber?.tell(event);
-    const stream = this.system.eventStream;
-    if (stream.hasSubscribers) stream.publish(event);
+    try {
+      if (typeof subscriber === "function") subscriber(event);
+      else subscriber?.tell(event);
+    } catch (error) {
+      this.system.log.error("WebSocket subscriber threw", error);
+    }
+    this.system.eventStream.publish(event);
   }
 
-  /** Counts and reports a message that will not be sent (its dead letter is already published). */
-  reportDropped(message: unknown, reason: string): void {
+  /**
+   * Reports a message that will not be sent, after publishing its dead
+   * letter unless the runtime did (`sender` is `null` then).
+   */
+  drop(message: unknown, reason: string, sender?: unknown): void {
+    if (sender !== null) {
+      this.system.publishDeadLetter(
+        message,
+        sender as never,
+        this.connection as never,
+        reason,
+      );
+    }
     this.emit(
       new WebSocketMessageDropped(
         this.connection,
         message,
         reason,
-        ++this.droppedTotal,
+        ++this.dropped,
       ),
     );
   }

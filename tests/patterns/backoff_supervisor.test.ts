@@ -549,6 +549,27 @@ describe("BackoffSupervisor lifecycle", () => {
     );
   });
 
+  it("RespawnNow ends a pending backoff wait at once, keeping the count; ignored while a child runs", async () => {
+    script.failStarts = 3;
+    const supervisor = supervise();
+    await clock.tickAsync(600); // children at 0, 200, 600 failed: next due at 1400
+    assert.equal(script.spawns.length, 3);
+    supervisor.tell(BackoffSupervisor.RespawnNow);
+    await settle(clock);
+    assert.deepEqual(script.spawns.map((s) => s.at), [0, 200, 600, 600]);
+    assert.equal(await restartCount(supervisor), 3);
+    await clock.tickAsync(10_000);
+    assert.equal(
+      script.spawns.length,
+      4,
+      "the cancelled wait spawns nothing later",
+    );
+    supervisor.tell(BackoffSupervisor.RespawnNow); // a child runs: nothing happens
+    await settle(clock);
+    assert.equal(script.spawns.length, 4);
+    assert.deepEqual(script.handled, [], "never forwarded");
+  });
+
   it("answers GetCurrentChild and GetRestartCount itself, never forwarding them", async () => {
     script.failStarts = 1;
     const supervisor = supervise();

@@ -1,0 +1,129 @@
+// Copyright 2026 the understudy authors. MIT license.
+// The client side of the end-to-end tests (not a test file itself): a
+// connection actor whose events are recorded as plain JSON, so the same
+// client runs in Deno, Node, Bun and, bundled, in a Chromium page.
+
+import { ActorSystem, exponentialBackoff } from "../../mod.ts";
+import {
+  Close,
+  Send,
+  WebSocketClosed,
+  WebSocketConnecting,
+  type WebSocketConstructor,
+  type WebSocketEvent,
+  WebSocketMessage,
+  WebSocketOpened,
+  websocketProps,
+  WebSocketReconnectScheduled,
+} from "../../src/websocket/mod.ts";
+
+/** One event, as the scenario reads it. */
+export interface EventRecord {
+  type: string;
+  /** `performance.now()` when it happened. */
+  t: number;
+  attempt?: number;
+  delayMs?: number;
+  code?: number;
+  data?: string;
+}
+
+/** What the scenario drives: in this process, or in a page through Playwright. */
+export interface E2eClient {
+  start(url: string): Promise<void>;
+  send(texts: string[]): Promise<void>;
+  events(): Promise<EventRecord[]>;
+  /** Closes the connection, and resolves once every socket it opened is closed. */
+  close(): Promise<void>;
+}
+
+/** The e2e policy: 100, 200, 400, 800, 1000 ms, ±20%. */
+export const E2E_POLICY = { minMs: 100, maxMs: 1_000, randomFactor: 0.2 };
+
+const NAMES: [abstract new (...args: never[]) => WebSocketEvent, string][] = [
+  [WebSocketConnecting, "WebSocketConnecting"],
+  [WebSocketReconnectScheduled, "WebSocketReconnectScheduled"],
+  [WebSocketOpened, "WebSocketOpened"],
+  [WebSocketClosed, "WebSocketClosed"],
+  [WebSocketMessage, "WebSocketMessage"],
+];
+
+function record(event: WebSocketEvent): EventRecord {
+  const t = performance.now();
+  // By class, not constructor.name, which a minifier may change.
+  const type = NAMES.find(([eventClass]) => event instanceof eventClass)?.[1] ??
+    "other";
+  if (
+    event instanceof WebSocketConnecting ||
+    event instanceof WebSocketReconnectScheduled
+  ) {
+    return { type, t, attempt: event.attempt, delayMs: event.delayMs };
+  }
+  if (event instanceof WebSocketClosed) return { type, t, code: event.code };
+  if (event instanceof WebSocketMessage) {
+    return { type, t, data: String(event.data) };
+  }
+  return { type, t };
+}
+
+/** Runs the connection actor here, with `WebSocket` (default: the global one). */
+export class InProcessClient implements E2eClient {
+  readonly #WebSocket: WebSocketConstructor;
+  readonly #closed: Promise<void>[] = [];
+  readonly #events: EventRecord[] = [];
+  #system: ActorSystem | undefined;
+  #connection: ReturnType<ActorSystem["actorOf"]> | undefined;
+
+  constructor(WebSocket?: WebSocketConstructor) {
+    this.#WebSocket = WebSocket ??
+      (globalThis as unknown as { WebSocket: WebSocketConstructor }).WebSocket;
+  }
+
+  start(url: string): Promise<void> {
+    const Base = this.#WebSocket;
+    const closed = this.#closed;
+    // Every socket is tracked until closed: a test must not end with one open.
+    const Tracked = function (url: string, protocols?: string | string[]) {
+      const socket = protocols === undefined
+        ? new Base(url)
+        : new Base(url, protocols);
+      closed.push(
+        new Promise<void>((resolve) =>
+          (socket as unknown as EventTarget).addEventListener(
+            "close",
+            () => resolve(),
+          )
+        ),
+      );
+      return socket;
+    } as unknown as WebSocketConstructor;
+    this.#system = ActorSystem.create("e2e", { logLevel: "warn" });
+    this.#connection = this.#system.actorOf(
+      websocketProps({
+        url,
+        WebSocket: Tracked,
+        policy: exponentialBackoff(E2E_POLICY),
+        minUptimeMs: 50,
+        page: false,
+        subscriber: (event) => this.#events.push(record(event)),
+      }),
+      "e2e",
+    );
+    return Promise.resolve();
+  }
+
+  send(texts: string[]): Promise<void> {
+    for (const text of texts) this.#connection!.tell(new Send(text));
+    return Promise.resolve();
+  }
+
+  events(): Promise<EventRecord[]> {
+    return Promise.resolve([...this.#events]);
+  }
+
+  async close(): Promise<void> {
+    this.#connection?.tell(new Close(1000, "done"));
+    await this.#system?.terminate();
+    await Promise.all(this.#closed);
+  }
+}

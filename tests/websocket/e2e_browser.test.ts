@@ -1,0 +1,144 @@
+// @runtimes deno
+// Copyright 2026 the understudy authors. MIT license.
+// End to end in Chromium: a page running the bundled library (esbuild)
+// against a Deno.serve server on 127.0.0.1, killed and restarted on the same
+// port (see _e2e_scenario.ts). The page's console must show no error but
+// Chromium's own report of each refused connection while the server is down.
+
+import { describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { type Browser, chromium, type Page } from "playwright-core";
+import type { E2eClient, EventRecord } from "./_e2e_client.ts";
+import { runScenario } from "./_e2e_scenario.ts";
+import { DenoServer } from "./_deno_server.ts";
+
+const CHROMIUM_ARGS = [
+  "--headless",
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--no-first-run",
+  "--disable-sync",
+  "--disable-quic",
+];
+
+/** The page script: the library and the client, bundled by the local esbuild. */
+async function bundlePageScript(): Promise<string> {
+  const esbuild =
+    new URL("../../node_modules/.bin/esbuild", import.meta.url).pathname;
+  const entry = new URL("./_e2e_page.ts", import.meta.url).pathname;
+  const { success, stdout, stderr } = await new Deno.Command(esbuild, {
+    args: [
+      entry,
+      "--bundle",
+      "--format=esm",
+      "--target=chrome120",
+      "--log-level=warning",
+    ],
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  if (!success) {
+    throw new Error(`esbuild failed: ${new TextDecoder().decode(stderr)}`);
+  }
+  return new TextDecoder().decode(stdout);
+}
+
+/** The client in the page, driven through Playwright. */
+class PageClient implements E2eClient {
+  constructor(readonly page: Page) {}
+  start(url: string): Promise<void> {
+    return this.page.evaluate(
+      (url) => (globalThis as never as { e2e: E2eClient }).e2e.start(url),
+      url,
+    );
+  }
+  send(texts: string[]): Promise<void> {
+    return this.page.evaluate(
+      (texts) => (globalThis as never as { e2e: E2eClient }).e2e.send(texts),
+      texts,
+    );
+  }
+  events(): Promise<EventRecord[]> {
+    return this.page.evaluate(() =>
+      (globalThis as never as { e2e: E2eClient }).e2e.events()
+    );
+  }
+  close(): Promise<void> {
+    return this.page.evaluate(() =>
+      (globalThis as never as { e2e: E2eClient }).e2e.close()
+    );
+  }
+}
+
+describe("end to end in Chromium", () => {
+  // The harness runs this file in Deno only; a direct `bun test` skips it.
+  const skip = typeof (globalThis as { Deno?: unknown }).Deno === "undefined" &&
+    "needs Deno.serve and Deno.Command";
+  it(
+    "delivers 50 messages written while the server was down, in order, after spaced retries",
+    {
+      skip,
+    },
+    async () => {
+      const server = new DenoServer({
+        "/": {
+          type: "text/html",
+          body:
+            '<!doctype html><meta charset="utf-8"><link rel="icon" href="data:,"><title>e2e</title><script type="module" src="/client.js"></script>',
+        },
+        "/client.js": {
+          type: "text/javascript",
+          body: await bundlePageScript(),
+        },
+      });
+      let browser: Browser | undefined;
+      try {
+        await server.start();
+        browser = await chromium.launch({
+          executablePath: "/usr/bin/chromium",
+          args: CHROMIUM_ARGS,
+          timeout: 30_000,
+        });
+        const page = await browser.newPage();
+        page.setDefaultTimeout(15_000);
+        const consoleErrors: string[] = [];
+        const pageErrors: string[] = [];
+        page.on("console", (message) => {
+          if (message.type() === "error") consoleErrors.push(message.text());
+        });
+        page.on("pageerror", (error) => pageErrors.push(String(error)));
+        await page.goto(`http://127.0.0.1:${server.port}/`);
+        await page.waitForFunction(() => "e2e" in globalThis);
+
+        const events = await runScenario(server, new PageClient(page));
+
+        assert.deepEqual(pageErrors, []);
+        const refused = new RegExp(
+          `^WebSocket connection to 'ws://127\\.0\\.0\\.1:${server.port}/' failed: `,
+        );
+        const others = consoleErrors.filter((text) => !refused.test(text));
+        assert.deepEqual(
+          others,
+          [],
+          "console errors besides refused connections",
+        );
+        const failedAttempts = events.filter((e) =>
+          e.type === "WebSocketClosed" && e.code === 1006
+        )
+          .length;
+        console.log(
+          `console: ${consoleErrors.length} refused-connection reports for ${failedAttempts} failed attempts, nothing else`,
+        );
+        assert.ok(
+          consoleErrors.length <= failedAttempts,
+          `${consoleErrors.length} console errors for ${failedAttempts} failed attempts`,
+        );
+      } finally {
+        await browser?.close();
+        await server.kill();
+      }
+    },
+  );
+});

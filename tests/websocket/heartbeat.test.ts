@@ -1,0 +1,116 @@
+// Copyright 2026 the understudy authors. MIT license.
+// The application-level heartbeat: a ping every intervalMs while open, and
+// a half-open socket (no frame after a ping) closed and replaced.
+
+import { describe, it } from "node:test";
+import assert from "node:assert/strict";
+import {
+  WebSocketClosed,
+  WebSocketConnecting,
+} from "../../src/websocket/mod.ts";
+import { harness } from "./_setup.ts";
+
+const doubling = { delayFor: (n: number) => 100 * 2 ** n };
+
+describe("heartbeat", () => {
+  it("pings every intervalMs while open, and not before", async () => {
+    const h = harness();
+    try {
+      h.network.answer = "hang";
+      h.connect({ heartbeat: { intervalMs: 1_000, timeoutMs: 500 } });
+      await h.tick(5_000);
+      const socket = h.network.last;
+      assert.deepEqual(socket.sent, []);
+      socket.accept();
+      await h.tick(999);
+      assert.deepEqual(socket.sent, []);
+      for (let i = 1; i <= 3; i++) {
+        await h.tick(1);
+        assert.equal(socket.sent.length, i);
+        socket.message("pong");
+        await h.tick(999);
+      }
+      assert.deepEqual(socket.sent, ["ping", "ping", "ping"]);
+      assert.equal(socket.readyState, 1);
+    } finally {
+      await h.done();
+    }
+  });
+
+  it("sends the message given, or what a function makes", async () => {
+    const h = harness();
+    try {
+      let n = 0;
+      h.connect({
+        heartbeat: {
+          intervalMs: 100,
+          timeoutMs: 1_000,
+          message: () => JSON.stringify({ ping: ++n }),
+        },
+      }, "made");
+      h.connect({
+        heartbeat: { intervalMs: 100, timeoutMs: 1_000, message: "hb" },
+      }, "fixed");
+      await h.tick(201);
+      const [made, fixed] = h.network.sockets;
+      assert.deepEqual(made.sent, ['{"ping":1}', '{"ping":2}']);
+      assert.deepEqual(fixed.sent, ["hb", "hb"]);
+    } finally {
+      await h.done();
+    }
+  });
+
+  it("any frame counts as an answer", async () => {
+    const h = harness();
+    try {
+      h.network.answer = "hang";
+      h.connect({ heartbeat: { intervalMs: 1_000, timeoutMs: 500 } });
+      await h.tick(0);
+      h.network.last.accept();
+      await h.tick(1_000); // ping
+      h.network.last.message(JSON.stringify({ type: "chat", text: "hi" }));
+      await h.tick(999);
+      assert.equal(h.of(WebSocketClosed).length, 0);
+      await h.tick(501); // the next ping (at 2000) gets nothing back
+      assert.equal(h.of(WebSocketClosed).length, 1);
+    } finally {
+      await h.done();
+    }
+  });
+
+  it("replaces a half-open socket: no frame within timeoutMs of a ping", async () => {
+    const h = harness();
+    try {
+      h.network.answer = "hang";
+      h.connect({
+        policy: doubling,
+        heartbeat: { intervalMs: 1_000, timeoutMs: 500 },
+      });
+      await h.tick(0);
+      const halfOpen = h.network.last;
+      h.network.answer = "accept";
+      halfOpen.accept(); // open, but nothing will ever come back
+      await h.tick(1_499);
+      assert.equal(h.of(WebSocketClosed).length, 0);
+      await h.tick(1);
+      const [closed] = h.of(WebSocketClosed);
+      assert.deepEqual([closed.code, closed.reason, closed.wasClean], [
+        1006,
+        "no frame within 500 ms of a ping",
+        false,
+      ]);
+      assert.deepEqual(halfOpen.closeCalls, [{
+        code: 4000,
+        reason: "no frame within 500 ms of a ping",
+      }]);
+      await h.tick(101);
+      assert.deepEqual(
+        h.of(WebSocketConnecting).map((e) => [e.attempt, e.delayMs]),
+        [[1, 0], [2, 100]],
+      );
+      assert.equal(h.network.last.readyState, 1);
+    } finally {
+      await h.done();
+    }
+  });
+});
