@@ -73,14 +73,15 @@ class PageClient implements E2eClient {
 }
 
 describe("end to end in Chromium", () => {
-  // The harness runs this file in Deno only; a direct `bun test` skips it.
-  const skip = typeof (globalThis as { Deno?: unknown }).Deno === "undefined" &&
-    "needs Deno.serve and Deno.Command";
+  // The harness runs this file in Deno only (see its first line). Elsewhere
+  // it fails loudly rather than skipping: a skipped test proves nothing.
+  if (typeof (globalThis as { Deno?: unknown }).Deno === "undefined") {
+    throw new Error(
+      "this file needs Deno (Deno.serve and Deno.Command): run it with node scripts/test.mjs",
+    );
+  }
   it(
     "delivers 50 messages written while the server was down, in order, after spaced retries",
-    {
-      skip,
-    },
     async () => {
       const server = new DenoServer({
         "/": {

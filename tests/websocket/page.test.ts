@@ -262,27 +262,4 @@ describe("page listeners", () => {
       await h.done();
     }
   });
-
-  it("default to globalThis where it is an event target", async (t) => {
-    const host = globalThis as unknown as Partial<EventTarget>;
-    if (typeof host.dispatchEvent !== "function") {
-      return t.skip("no globalThis.dispatchEvent in this runtime");
-    }
-    const h = harness();
-    try {
-      h.network.answer = "hang";
-      h.connect({ page: undefined, policy: doubling });
-      await h.tick(0);
-      host.dispatchEvent!(new Event("offline"));
-      await h.tick(0);
-      assert.deepEqual(describeEvents(h.of(WebSocketPaused)), [
-        "Paused(offline)",
-      ]);
-      host.dispatchEvent!(new Event("online"));
-      await h.tick(100);
-      assert.equal(h.network.sockets.length, 2);
-    } finally {
-      await h.done();
-    }
-  });
 });
