@@ -37,7 +37,8 @@
  * const parent = system.actorOf(Props.create(() => new Parent()), "parent");
  * parent.tell("crash"); // the child fails and is restarted with a fresh instance
  * parent.tell("work"); // …and handles this one
- * await system.terminate();
+ * await new Promise((resolve) => setTimeout(resolve, 100)); // let them work
+ * await system.terminate(); // stops every actor; still-queued messages go to dead letters
  * ```
  *
  * @module

@@ -902,7 +902,8 @@ export class ActorCell<T> extends ActorRef<T> implements ActorContext<T> {
     loggingEnabled: boolean,
   ): void {
     if (loggingEnabled) {
-      this.log.error(`failed (${directive}): ${errorText(error)}`, error);
+      // The error itself goes as data: sinks get the object, the console its stack.
+      this.log.error(`failed (${directive}):`, error);
     }
     const events = this.core.eventStream;
     if (events.hasSubscribers) {
@@ -913,7 +914,7 @@ export class ActorCell<T> extends ActorRef<T> implements ActorContext<T> {
   }
 
   #logError(what: string, error: unknown): void {
-    this.log.error(`${what}: ${errorText(error)}`, error);
+    this.log.error(`${what}:`, error);
   }
 
   // ───────────────────────── Stop ─────────────────────────
