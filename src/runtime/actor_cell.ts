@@ -902,8 +902,7 @@ export class ActorCell<T> extends ActorRef<T> implements ActorContext<T> {
     loggingEnabled: boolean,
   ): void {
     if (loggingEnabled) {
-      // The error itself goes as data: sinks get the object, the console its stack.
-      this.log.error(`failed (${directive}):`, error);
+      this.log.error(`failed (${directive}): ${errorText(error)}`, error);
     }
     const events = this.core.eventStream;
     if (events.hasSubscribers) {
@@ -914,7 +913,7 @@ export class ActorCell<T> extends ActorRef<T> implements ActorContext<T> {
   }
 
   #logError(what: string, error: unknown): void {
-    this.log.error(`${what}:`, error);
+    this.log.error(`${what}: ${errorText(error)}`, error);
   }
 
   // ───────────────────────── Stop ─────────────────────────
