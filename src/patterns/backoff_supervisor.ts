@@ -390,6 +390,11 @@ class StabilityCheck {
   constructor(readonly child: ActorRef<unknown>) {}
 }
 
+const GET_CURRENT_CHILD = /* @__PURE__ */ new GetCurrentChild();
+const GET_RESTART_COUNT = /* @__PURE__ */ new GetRestartCount();
+const RESET = /* @__PURE__ */ new ResetRestartCount();
+const RESPAWN_NOW = /* @__PURE__ */ new RespawnNow();
+
 /** Messages the supervisor handles itself, never forwarding them. */
 function isControl(message: unknown): boolean {
   return typeof message === "object" && message !== null &&
@@ -607,14 +612,26 @@ function settingsFrom<T>(options: BackoffOptions<T>): Settings<T> {
  * ```
  */
 export class BackoffSupervisor<T> extends Actor<unknown> {
+  // Getters over module constants, not static fields: a static field's
+  // initializer counts as a side effect, so bundlers would keep this whole
+  // class (and its events) in programs that never use it.
+
   /** Ask for the current child: the reply is a {@linkcode CurrentChild}. */
-  static readonly GetCurrentChild: GetCurrentChild = new GetCurrentChild();
+  static get GetCurrentChild(): GetCurrentChild {
+    return GET_CURRENT_CHILD;
+  }
   /** Ask for the restart count: the reply is a {@linkcode RestartCount}. */
-  static readonly GetRestartCount: GetRestartCount = new GetRestartCount();
+  static get GetRestartCount(): GetRestartCount {
+    return GET_RESTART_COUNT;
+  }
   /** Resets the restart count (what a child sends after real success with `resetCounter: "manual"`). */
-  static readonly Reset: ResetRestartCount = new ResetRestartCount();
+  static get Reset(): ResetRestartCount {
+    return RESET;
+  }
   /** Ends a pending backoff wait and respawns the child at once. */
-  static readonly RespawnNow: RespawnNow = new RespawnNow();
+  static get RespawnNow(): RespawnNow {
+    return RESPAWN_NOW;
+  }
 
   /**
    * Props for a BackoffSupervisor of `options.childProps`. Options are
@@ -697,14 +714,11 @@ export class BackoffSupervisor<T> extends Actor<unknown> {
       childStarted: (child) => this.#childStarted(child),
       childStopping: (child, undelivered) =>
         this.#childStopping(child, undelivered),
-      forward: (message, sender) => {
-        // Only the steady state takes the shortcut; anything else (a child
-        // down, in its grace window, a stash to drain, a protocol message)
-        // goes through onReceive.
-        if (!this.#graceOver || isControl(message)) return false;
-        this.#child!.tell(message as T, sender);
-        return true;
-      },
+      // Only the steady state takes the shortcut; anything else (a child
+      // down, in its grace window, a stash to drain, a protocol message)
+      // goes through onReceive.
+      forwardTarget: (message) =>
+        this.#graceOver && !isControl(message) ? this.#child : undefined,
     };
     Object.defineProperty(this, childLifecycle, { value: hooks });
   }
@@ -907,11 +921,15 @@ export class BackoffSupervisor<T> extends Actor<unknown> {
         this.#publish(
           new BackoffScheduled(this.#me, verdict.restartCount, verdict.delayMs),
         );
-        this.context.timers.startSingleTimer(
-          "respawn",
-          new Respawn(this.#generation),
-          verdict.delayMs,
-        );
+        // No backoff: respawn now, not after a setTimeout(0) (1 ms or more).
+        if (verdict.delayMs === 0) this.#spawn();
+        else {
+          this.context.timers.startSingleTimer(
+            "respawn",
+            new Respawn(this.#generation),
+            verdict.delayMs,
+          );
+        }
         return;
       case "give-up":
         this.log.warn(`giving up after ${verdict.restartCount} restarts`);

@@ -123,16 +123,20 @@ export interface ChildLifecycleHooks {
   childStopping(child: ActorRef<never>, undelivered: Envelope[]): void;
   /**
    * Offered each message sent to this actor while its mailbox is empty and
-   * it is idle, so nothing sent earlier is still pending: it may pass the
-   * message on to a child itself (returning `true`) instead of taking a
-   * turn through its own mailbox. A forwarding actor then costs one extra
-   * call per message, not a second dispatch.
+   * it is idle, so nothing sent earlier is still pending: it may name a
+   * child to receive the message directly (with its sender) instead of the
+   * message taking a turn through this actor's mailbox. A forwarding actor
+   * then costs one call per message, not a second dispatch.
    */
-  forward?(message: unknown, sender: ActorRef<never> | undefined): boolean;
+  forwardTarget?(message: unknown): ActorRef<unknown> | undefined;
 }
 
 /** Per-cell state most actors never need, allocated on first use to keep idle actors small. */
 class CellExtras {
+  /** The actor's {@linkcode ChildLifecycleHooks.forwardTarget}, cached at start. */
+  forwardTarget:
+    | ((message: unknown) => ActorRef<unknown> | undefined)
+    | undefined = undefined;
   watchers: Set<ActorCell<never>> | undefined = undefined;
   watching: Set<ActorCell<never>> | undefined = undefined;
   /** The handler installed by `become`; `undefined` means `onReceive`. */
@@ -204,6 +208,37 @@ export class ActorCell<T> extends ActorRef<T> implements ActorContext<T> {
 
   /** Puts a message in the mailbox and makes sure the cell will run. */
   enqueue(message: unknown, sender: unknown): void {
+    // A forwarder in its steady state (a BackoffSupervisor with its child
+    // up) names the cell that gets the message; follow such links in a loop
+    // rather than recursing, then deliver once.
+    let target: ActorCell<unknown> = this;
+    while ((target.flags & FORWARDS) !== 0) {
+      const next = target.#forwardTarget(message, sender);
+      if (next === undefined) break;
+      target = next;
+    }
+    target.#deliver(message, sender);
+  }
+
+  /** The child a forwarding actor names for `message`, if it may skip its own mailbox now. */
+  #forwardTarget(
+    message: unknown,
+    sender: unknown,
+  ): ActorCell<unknown> | undefined {
+    if (
+      (this.flags & (BUSY | SCHEDULED)) !== 0 || this.status !== RUNNING ||
+      sender === FROM_RUNTIME ||
+      (this.mailbox !== undefined && this.mailbox.size > 0)
+    ) {
+      return undefined;
+    }
+    return this.extras!.forwardTarget!(message) as
+      | ActorCell<unknown>
+      | undefined;
+  }
+
+  /** Puts a message in this cell's mailbox and makes sure the cell will run. */
+  #deliver(message: unknown, sender: unknown): void {
     if (this.status >= SUSPENDED) {
       if (this.status >= STOPPING) {
         // A runtime notice (timer, Terminated) for a stopping actor was never sent by anyone.
@@ -228,15 +263,6 @@ export class ActorCell<T> extends ActorRef<T> implements ActorContext<T> {
       }
     }
     const flags = this.flags;
-    if (
-      (flags & FORWARDS) !== 0 && (flags & (BUSY | SCHEDULED)) === 0 &&
-      this.status === RUNNING &&
-      sender !== FROM_RUNTIME &&
-      (this.mailbox === undefined || this.mailbox.size === 0) &&
-      this.#ownHooks()!.forward!(message, sender as ActorRef<never> | undefined)
-    ) {
-      return;
-    }
     (this.mailbox ??= new Mailbox()).push(message, sender);
     if ((flags & (SCHEDULED | BUSY)) === 0 && this.status !== SUSPENDED) {
       this.flags |= SCHEDULED;
@@ -592,9 +618,13 @@ export class ActorCell<T> extends ActorRef<T> implements ActorContext<T> {
       return;
     }
     this.actor = actor;
-    this.flags = this.#ownHooks()?.forward === undefined
-      ? this.flags & ~FORWARDS
-      : this.flags | FORWARDS;
+    const forwardTarget = this.#ownHooks()?.forwardTarget;
+    if (forwardTarget !== undefined) {
+      this.#extras().forwardTarget = forwardTarget;
+      this.flags |= FORWARDS;
+    } else {
+      this.flags &= ~FORWARDS;
+    }
     let result: void | Promise<void>;
     try {
       result = restartReason === NO_MESSAGE

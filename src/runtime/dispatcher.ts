@@ -38,7 +38,7 @@ export const THROUGHPUT = 64;
 /** How long the loop works before yielding to the event loop. */
 export const SLICE_MS = 5;
 /** Actor runs between clock checks; keeps `performance.now()` off the hot path. */
-const CLOCK_CHECK_INTERVAL = 32;
+const CLOCK_CHECK_INTERVAL = 128;
 const INITIAL_CAPACITY = 16; // a power of two
 
 function now(): number {
