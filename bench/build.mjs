@@ -1,0 +1,48 @@
+// Copyright 2026 the understudy authors. MIT license.
+
+/**
+ * Bundles each implementation's workload file for Node with esbuild, into
+ * .build/bench/node/ (gitignored, and outside deno fmt/lint). Deno and Bun run the TypeScript directly.
+ */
+
+import { build } from "esbuild";
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+
+export const IMPLS = ["understudy", "baseline", "xstate", "nact", "effect"];
+
+/** Bundles every implementation; returns `{ impl: path }` for those that built, and errors for the rest. */
+export async function buildNodeBundles(benchDir, outDir) {
+  mkdirSync(outDir, { recursive: true });
+  const bundles = {};
+  const errors = {};
+  for (const impl of IMPLS) {
+    const outfile = join(outDir, `${impl}.mjs`);
+    try {
+      await build({
+        entryPoints: [join(benchDir, "impl", `${impl}.ts`)],
+        outfile,
+        bundle: true,
+        format: "esm",
+        platform: "node",
+        target: "node20",
+        // Production builds of the peers (no "development" condition), unminified for readable profiles.
+        minify: false,
+        sourcemap: false,
+        logLevel: "silent",
+        // CommonJS peers (nact) call require() for Node built-ins.
+        banner: {
+          js:
+            'import { createRequire as __benchCreateRequire } from "node:module";\n' +
+            "const require = __benchCreateRequire(import.meta.url);",
+        },
+        define: { "process.env.NODE_ENV": '"production"' },
+      });
+      bundles[impl] = outfile;
+    } catch (error) {
+      errors[impl] = error.errors?.map((e) => e.text).join("; ") ??
+        String(error);
+    }
+  }
+  return { bundles, errors };
+}

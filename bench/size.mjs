@@ -1,0 +1,152 @@
+// Copyright 2026 the understudy authors. MIT license.
+
+/**
+ * Workload 8, size: esbuild bundles each entry (minified ESM for browsers,
+ * tree-shaken, nothing external) and measures the bytes, gzip bytes (level 9)
+ * and brotli bytes (quality 11) with node:zlib. Prints `@@BENCH {json}`.
+ *
+ * Run alone: `node bench/size.mjs [package root]`.
+ */
+
+import { build } from "esbuild";
+import { readFileSync } from "node:fs";
+import { dirname, join, relative, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { brotliCompressSync, constants, gzipSync } from "node:zlib";
+
+/** The package measured: the repository, or the directory given as the first argument (the run's snapshot). */
+const root = resolve(
+  process.argv[2] ?? join(dirname(fileURLToPath(import.meta.url)), ".."),
+);
+
+/** The package's export map, from deno.json, so the entries follow the published subpaths. */
+function exportsMap() {
+  const text = readFileSync(join(root, "deno.json"), "utf8");
+  return JSON.parse(text).exports ?? { ".": "./mod.ts" };
+}
+
+/** What is measured: `contents` is the entry module esbuild bundles. */
+export function sizeEntries() {
+  const exports = exportsMap();
+  const at = (subpath) =>
+    `./${relative(root, join(root, exports[subpath] ?? "missing.ts"))}`;
+  return [
+    {
+      id: "core-all",
+      label: "understudy: everything `mod.ts` exports",
+      impl: "understudy",
+      contents: `export * from "${at(".")}";`,
+    },
+    {
+      id: "core-runtime",
+      label: "understudy: the runtime alone (`ActorSystem`, `Props`, `Actor`)",
+      impl: "understudy",
+      contents: `export { Actor, ActorSystem, Props } from "${at(".")}";`,
+    },
+    {
+      id: "core-backoff-supervisor",
+      label:
+        "understudy: `BackoffSupervisor` with the runtime (`ActorSystem`, `Props`, `Actor`)",
+      impl: "understudy",
+      contents:
+        `export { Actor, ActorSystem, BackoffSupervisor, Props } from "${
+          at(".")
+        }";`,
+    },
+    {
+      id: "core-backoff",
+      label: "understudy: `@understudy/core/backoff` alone (every policy)",
+      impl: "understudy",
+      contents: `export * from "${at("./backoff")}";`,
+    },
+    {
+      id: "core-websocket",
+      label: "understudy: `@understudy/core/websocket`",
+      impl: "understudy",
+      contents: `export * from "${at("./websocket")}";`,
+    },
+    {
+      id: "xstate",
+      label: "xstate: `createMachine` + `createActor`",
+      impl: "xstate",
+      contents: `export { createActor, createMachine } from "xstate";`,
+    },
+    {
+      id: "reconnecting-websocket",
+      label: "reconnecting-websocket (default export)",
+      impl: "reconnecting-websocket",
+      contents: `export { default } from "reconnecting-websocket";`,
+    },
+  ];
+}
+
+/** Bundles one entry; returns its sizes, or the reason it could not be built. */
+export async function measure(entry) {
+  try {
+    const result = await build({
+      stdin: {
+        contents: entry.contents,
+        resolveDir: root,
+        sourcefile: `${entry.id}.ts`,
+        loader: "ts",
+      },
+      absWorkingDir: root,
+      bundle: true,
+      minify: true,
+      format: "esm",
+      platform: "browser",
+      target: "es2022",
+      treeShaking: true,
+      write: false,
+      logLevel: "silent",
+      define: { "process.env.NODE_ENV": '"production"' },
+      metafile: true,
+    });
+    const code = result.outputFiles[0].contents;
+    // Minified bytes each source file contributes, largest first.
+    const inputs = Object.values(result.metafile.outputs)[0].inputs;
+    const contributors = Object.entries(inputs)
+      .map(([file, { bytesInOutput }]) => ({
+        file: file.replace(/^.*node_modules\//, ""),
+        bytes: bytesInOutput,
+      }))
+      .filter((c) => c.bytes > 0)
+      .sort((a, b) => b.bytes - a.bytes);
+    return {
+      id: entry.id,
+      label: entry.label,
+      impl: entry.impl,
+      status: "ok",
+      bytes: code.byteLength,
+      gzip: gzipSync(code, { level: 9 }).byteLength,
+      brotli: brotliCompressSync(code, {
+        params: {
+          [constants.BROTLI_PARAM_QUALITY]: 11,
+          [constants.BROTLI_PARAM_MODE]: constants.BROTLI_MODE_TEXT,
+          [constants.BROTLI_PARAM_SIZE_HINT]: code.byteLength,
+        },
+      }).byteLength,
+      contributors,
+    };
+  } catch (error) {
+    const text = error.errors?.map((e) => e.text).join("; ") ?? String(error);
+    return {
+      id: entry.id,
+      label: entry.label,
+      impl: entry.impl,
+      // A missing module (one being written) is "not available yet"; anything else is an error.
+      status: /Could not resolve|No matching export/.test(text)
+        ? "unavailable"
+        : "error",
+      reason: /Could not resolve|No matching export/.test(text)
+        ? `not available yet (${text})`
+        : text,
+    };
+  }
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const sizes = [];
+  for (const entry of sizeEntries()) sizes.push(await measure(entry));
+  console.log(`@@BENCH ${JSON.stringify({ status: "ok", sizes })}`);
+}
