@@ -27,6 +27,8 @@
  * @module
  */
 
+import { ringSlots } from "./mailbox.ts";
+
 /** Something the dispatcher can run: an actor cell. */
 export interface Runnable {
   /** Processes some of its messages; re-schedules itself if more remain. */
@@ -47,7 +49,7 @@ function now(): number {
 
 /** The ready queue and its drain loop. Internal to the runtime. */
 export class Dispatcher {
-  #ready: (Runnable | undefined)[] = new Array(INITIAL_CAPACITY);
+  #ready: (Runnable | undefined)[] = ringSlots([], 0, 0, INITIAL_CAPACITY);
   #head = 0;
   #length = 0;
   /** A drain is queued (microtask) or running. */
@@ -141,12 +143,7 @@ export class Dispatcher {
 
   #grow(): void {
     const old = this.#ready;
-    const next: (Runnable | undefined)[] = new Array(old.length * 2);
-    const mask = old.length - 1;
-    for (let i = 0; i < this.#length; i++) {
-      next[i] = old[(this.#head + i) & mask];
-    }
-    this.#ready = next;
+    this.#ready = ringSlots(old, this.#head, this.#length, old.length * 2);
     this.#head = 0;
   }
 }

@@ -13,9 +13,26 @@
 
 const INITIAL_SLOTS = 8; // four messages; must be a power of two
 
+/**
+ * A ring buffer's slots, oldest first, in a new array of `capacity` slots
+ * (a power of two, at least `length`). Shared by the mailbox and the
+ * dispatcher's ready queue.
+ */
+export function ringSlots<T>(
+  old: readonly (T | undefined)[],
+  head: number,
+  length: number,
+  capacity: number,
+): (T | undefined)[] {
+  const slots: (T | undefined)[] = new Array(capacity);
+  const mask = old.length - 1;
+  for (let i = 0; i < length; i++) slots[i] = old[(head + i) & mask];
+  return slots;
+}
+
 /** A FIFO of (message, sender) pairs. Internal to the runtime. */
 export class Mailbox {
-  #slots: unknown[] = new Array(INITIAL_SLOTS);
+  #slots: unknown[] = ringSlots([], 0, 0, INITIAL_SLOTS);
   #head = 0; // slot index of the oldest message
   #length = 0; // slots in use (twice the number of messages)
   /** The sender of the message most recently returned by {@linkcode shift}. */
@@ -82,7 +99,7 @@ export class Mailbox {
   drain(): unknown[] {
     const out: unknown[] = [];
     this.forEach((message, sender) => out.push(message, sender));
-    this.#slots = new Array(INITIAL_SLOTS);
+    this.#slots = ringSlots([], 0, 0, INITIAL_SLOTS);
     this.#head = 0;
     this.#length = 0;
     return out;
@@ -90,12 +107,7 @@ export class Mailbox {
 
   #grow(): void {
     const old = this.#slots;
-    const next = new Array(old.length * 2);
-    const mask = old.length - 1;
-    for (let i = 0; i < this.#length; i++) {
-      next[i] = old[(this.#head + i) & mask];
-    }
-    this.#slots = next;
+    this.#slots = ringSlots(old, this.#head, this.#length, old.length * 2);
     this.#head = 0;
   }
 }
