@@ -208,10 +208,18 @@ export class ActorCell<T> extends ActorRef<T> implements ActorContext<T> {
 
   /** Puts a message in the mailbox and makes sure the cell will run. */
   enqueue(message: unknown, sender: unknown): void {
+    if ((this.flags & FORWARDS) === 0) {
+      this.#deliver(message, sender);
+      return;
+    }
     // A forwarder in its steady state (a BackoffSupervisor with its child
     // up) names the cell that gets the message; follow such links in a loop
     // rather than recursing, then deliver once.
-    let target: ActorCell<unknown> = this;
+    let target = this.#forwardTarget(message, sender);
+    if (target === undefined) {
+      this.#deliver(message, sender);
+      return;
+    }
     while ((target.flags & FORWARDS) !== 0) {
       const next = target.#forwardTarget(message, sender);
       if (next === undefined) break;
