@@ -206,36 +206,42 @@ export class ActorCell<T> extends ActorRef<T> implements ActorContext<T> {
     return asker.promise;
   }
 
-  /** Puts a message in the mailbox and makes sure the cell will run. */
+  /**
+   * Puts a message in the mailbox and makes sure the cell will run. A
+   * forwarder in its steady state (a BackoffSupervisor with its child up)
+   * names the cell that gets the message instead; such links are followed in
+   * a loop, not by recursion, and the message is delivered once.
+   */
   enqueue(message: unknown, sender: unknown): void {
-    if ((this.flags & FORWARDS) === 0) {
-      this.#deliver(message, sender);
-      return;
-    }
-    // A forwarder in its steady state (a BackoffSupervisor with its child
-    // up) names the cell that gets the message; follow such links in a loop
-    // rather than recursing, then deliver once.
     let target = this.#forwardTarget(message, sender);
     if (target === undefined) {
       this.#deliver(message, sender);
       return;
     }
-    while ((target.flags & FORWARDS) !== 0) {
-      const next = target.#forwardTarget(message, sender);
-      if (next === undefined) break;
+    for (
+      let next = target.#forwardTarget(message, sender);
+      next !== undefined;
+      next = next.#forwardTarget(message, sender)
+    ) {
       target = next;
     }
     target.#deliver(message, sender);
   }
 
-  /** The child a forwarding actor names for `message`, if it may skip its own mailbox now. */
+  /**
+   * The child a forwarding actor names for `message`, when it may skip its
+   * own mailbox now: it is idle and nothing sent earlier is still queued.
+   */
   #forwardTarget(
     message: unknown,
     sender: unknown,
   ): ActorCell<unknown> | undefined {
+    // One test covers the common case: not a forwarder (or busy, or queued).
+    if ((this.flags & (FORWARDS | BUSY | SCHEDULED)) !== FORWARDS) {
+      return undefined;
+    }
     if (
-      (this.flags & (BUSY | SCHEDULED)) !== 0 || this.status !== RUNNING ||
-      sender === FROM_RUNTIME ||
+      this.status !== RUNNING || sender === FROM_RUNTIME ||
       (this.mailbox !== undefined && this.mailbox.size > 0)
     ) {
       return undefined;
@@ -316,10 +322,6 @@ export class ActorCell<T> extends ActorRef<T> implements ActorContext<T> {
     return this.childrenByName === undefined
       ? []
       : [...this.childrenByName.values()];
-  }
-
-  actorOf<C>(props: Props<C>, name?: string): ActorRef<C> {
-    return this.spawnChild(props, name);
   }
 
   child(name: string): ActorRef<unknown> | undefined {
@@ -422,7 +424,7 @@ export class ActorCell<T> extends ActorRef<T> implements ActorContext<T> {
   // ───────────────────────── Children ─────────────────────────
 
   /** Creates, registers and schedules the start of a child. */
-  spawnChild<C>(props: Props<C>, name: string | undefined): ActorCell<C> {
+  actorOf<C>(props: Props<C>, name?: string): ActorCell<C> {
     if (
       props === null || typeof props !== "object" ||
       typeof props.factory !== "function"
@@ -463,8 +465,7 @@ export class ActorCell<T> extends ActorRef<T> implements ActorContext<T> {
       props,
     );
     children.set(childName, child as unknown as ActorCell<never>);
-    child.flags = SCHEDULED;
-    this.core.dispatcher.schedule(child);
+    child.#scheduleIfRunnable();
     return child;
   }
 
@@ -479,7 +480,7 @@ export class ActorCell<T> extends ActorRef<T> implements ActorContext<T> {
       (this.flags & RESTART_PENDING) !== 0 && !this.#hasStoppingChildren()
     ) {
       this.flags &= ~RESTART_PENDING;
-      this.#scheduleStart();
+      this.#scheduleIfRunnable();
     }
   }
 
@@ -494,7 +495,6 @@ export class ActorCell<T> extends ActorRef<T> implements ActorContext<T> {
 
   // ───────────────────────── Processing ─────────────────────────
 
-  /** Called by the dispatcher: starts, stops, or processes up to THROUGHPUT messages. */
   /**
    * Called by the dispatcher: starts, stops, or processes up to THROUGHPUT
    * messages. The cell stays marked SCHEDULED while it runs, so messages it
@@ -565,23 +565,41 @@ export class ActorCell<T> extends ActorRef<T> implements ActorContext<T> {
       return;
     }
     if (isThenable(result)) {
-      this.flags |= BUSY;
-      result.then(
-        () => this.#settled(actor),
-        (error) => {
-          if (this.actor !== actor) return; // restarted meanwhile
-          this.flags &= ~BUSY;
-          this.fail(error, message, sender);
-        },
+      this.#holdUntilSettled(
+        result,
+        actor,
+        () => this.#scheduleIfRunnable(),
+        message,
+        sender,
       );
     }
   }
 
-  /** An async step of `actor` finished; carry on if it is still this cell's instance. */
-  #settled(actor: Actor<T>): void {
-    if (this.actor !== actor) return;
-    this.flags &= ~BUSY;
-    this.#scheduleIfRunnable();
+  /**
+   * Holds the mailbox (BUSY) while an async `preStart`, `postRestart` or
+   * `onReceive` of `actor` runs; then goes on with `next`, or fails like a
+   * throw. Ignored if `actor` was replaced meanwhile (a restart).
+   */
+  #holdUntilSettled(
+    result: PromiseLike<unknown>,
+    actor: Actor<T>,
+    next: () => void,
+    message: unknown,
+    sender: unknown,
+  ): void {
+    this.flags |= BUSY;
+    result.then(
+      () => {
+        if (this.actor !== actor) return;
+        this.flags &= ~BUSY;
+        next();
+      },
+      (error) => {
+        if (this.actor !== actor) return;
+        this.flags &= ~BUSY;
+        this.fail(error, message, sender);
+      },
+    );
   }
 
   #scheduleIfRunnable(): void {
@@ -643,18 +661,12 @@ export class ActorCell<T> extends ActorRef<T> implements ActorContext<T> {
       return;
     }
     if (isThenable(result)) {
-      this.flags |= BUSY;
-      result.then(
-        () => {
-          if (this.actor !== actor) return;
-          this.flags &= ~BUSY;
-          this.#started(restartReason);
-        },
-        (error) => {
-          if (this.actor !== actor) return;
-          this.flags &= ~BUSY;
-          this.fail(error, NO_MESSAGE, undefined);
-        },
+      this.#holdUntilSettled(
+        result,
+        actor,
+        () => this.#started(restartReason),
+        NO_MESSAGE,
+        undefined,
       );
     } else {
       this.#started(restartReason);
@@ -735,22 +747,13 @@ export class ActorCell<T> extends ActorRef<T> implements ActorContext<T> {
     }
     this.actor = undefined;
     this.#extras().restartReason = reason;
-    if (this.#hasStoppingChildren()) {
-      this.flags |= RESTART_PENDING;
-    } else {
-      this.#scheduleStart();
-    }
+    if (this.#hasStoppingChildren()) this.flags |= RESTART_PENDING;
+    else this.#scheduleIfRunnable();
   }
 
-  /** Schedules the first start (used for the guardian; children are scheduled by spawnChild). */
+  /** Schedules the first start of the guardian (children are scheduled by actorOf). */
   requestStart(): void {
-    this.#scheduleStart();
-  }
-
-  #scheduleStart(): void {
-    if ((this.flags & SCHEDULED) !== 0) return;
-    this.flags |= SCHEDULED;
-    this.core.dispatcher.schedule(this);
+    this.#scheduleIfRunnable();
   }
 
   /** Continues after a `Resume` directive. */
@@ -819,17 +822,8 @@ export class ActorCell<T> extends ActorRef<T> implements ActorContext<T> {
       directive = "stop";
     }
     if (directive === "restart") {
-      const stats = child.#extras().restartStats ??= {
-        restartCount: 0,
-        windowStartMs: 0,
-      };
       if (
-        !requestRestartPermission(
-          stats,
-          strategy.maxRetries,
-          strategy.withinTimeRangeMs,
-          now(),
-        )
+        !child.#permitRestart(strategy.maxRetries, strategy.withinTimeRangeMs)
       ) {
         directive = "stop";
         if (strategy.loggingEnabled) {
@@ -884,18 +878,7 @@ export class ActorCell<T> extends ActorRef<T> implements ActorContext<T> {
         this.requestStop();
         return;
       case "restart": {
-        const stats = extras.restartStats ??= {
-          restartCount: 0,
-          windowStartMs: 0,
-        };
-        if (
-          requestRestartPermission(
-            stats,
-            strategy.maxRestarts,
-            strategy.withinMs,
-            now(),
-          )
-        ) {
+        if (this.#permitRestart(strategy.maxRestarts, strategy.withinMs)) {
           this.#reportFailure(error, "restart", strategy.loggingEnabled);
           this.restart(error, message);
         } else {
@@ -934,6 +917,15 @@ export class ActorCell<T> extends ActorRef<T> implements ActorContext<T> {
     }
   }
 
+  /** Counts a restart against this cell's history; `false` once the limit is reached. */
+  #permitRestart(maxRetries: number, withinMs: number): boolean {
+    const stats = this.#extras().restartStats ??= {
+      restartCount: 0,
+      windowStartMs: 0,
+    };
+    return requestRestartPermission(stats, maxRetries, withinMs, now());
+  }
+
   #reportFailure(
     error: unknown,
     directive: string,
@@ -960,10 +952,7 @@ export class ActorCell<T> extends ActorRef<T> implements ActorContext<T> {
   requestStop(): void {
     if (this.status >= STOPPING || (this.flags & STOP_REQUESTED) !== 0) return;
     this.flags |= STOP_REQUESTED;
-    if ((this.flags & (SCHEDULED | BUSY)) === 0) {
-      this.flags |= SCHEDULED;
-      this.core.dispatcher.schedule(this);
-    }
+    this.#scheduleIfRunnable();
   }
 
   /** Drops timers, hands over or dead-letters the mailbox, stops the children. */

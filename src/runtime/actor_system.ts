@@ -366,7 +366,7 @@ export class ActorSystem {
         `Cannot create actor: actor system "${this.name}" is terminated`,
       );
     }
-    return this.#core.guardian.spawnChild(props, name);
+    return this.#core.guardian.actorOf(props, name);
   }
 
   /**
