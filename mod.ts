@@ -127,4 +127,4 @@ export {
 export type {
   ResetCounter,
   TriggerOn,
-} from "./src/patterns/backoff_decision.ts";
+} from "./src/supervision/backoff_decision.ts";

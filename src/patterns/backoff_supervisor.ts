@@ -8,7 +8,8 @@
  *
  * This file is the message plumbing (stash, forward, protocol, timers); the
  * decisions (when to respawn, how long to wait, when to reset, when to give
- * up) live in `backoff_decision.ts`.
+ * up) live in `../supervision/backoff_decision.ts`, shared with the typed
+ * `restartWithBackoff`.
  *
  * @module
  */
@@ -32,7 +33,7 @@ import {
   type ResetCounter,
   type Termination,
   type TriggerOn,
-} from "./backoff_decision.ts";
+} from "../supervision/backoff_decision.ts";
 
 /**
  * Options of {@linkcode BackoffSupervisor.props}.

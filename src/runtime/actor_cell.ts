@@ -46,6 +46,7 @@ import {
   TimerTicket,
 } from "./timers.ts";
 import { describeValue } from "../supervision/describe_value.ts";
+import { BackoffDecision } from "../supervision/backoff_decision.ts";
 import {
   defaultStrategy,
   requestRestartPermission,
@@ -146,10 +147,10 @@ class CellExtras {
   timers: ActorTimers | undefined = undefined;
   logger: Logger | undefined = undefined;
   restartStats: RestartStatistics | undefined = undefined;
+  /** Typed restartWithBackoff: the restart count and its rules. */
+  backoff: BackoffDecision | undefined = undefined;
   generatedNames = 0;
-  /** Typed supervision: restarts since the last reset, and when the current instance started. */
-  typedRestarts = 0;
-  startedAt = -1;
+  /** Typed restartWithBackoff: the pending restart, and how many messages may wait for it. */
   backoffTimer: unknown = undefined;
   backoffCapacity = 0;
   /** Why the next start is a restart; NO_MESSAGE for a first start. */
@@ -676,7 +677,7 @@ export class ActorCell<T> extends ActorRef<T> implements ActorContext<T> {
   #started(restartReason: unknown): void {
     if (this.status !== STARTING) return;
     this.status = RUNNING;
-    if (this.props.failureClauses.length > 0) this.#extras().startedAt = now();
+    this.extras?.backoff?.childStarted(now());
     const events = this.core.eventStream;
     if (events.hasSubscribers) {
       events.publish(
@@ -888,20 +889,23 @@ export class ActorCell<T> extends ActorRef<T> implements ActorContext<T> {
         return;
       }
       case "backoff": {
-        // The count resets once an instance ran long enough without failing.
-        if (
-          extras.startedAt >= 0 &&
-          now() - extras.startedAt >= strategy.resetBackoffAfter
-        ) {
-          extras.typedRestarts = 0;
-        }
-        extras.startedAt = -1;
-        if (extras.typedRestarts >= strategy.maxRestarts) {
+        // The same rules as the BackoffSupervisor's: reset after a stable
+        // run, give up after maxRestarts, a safe delay from the policy.
+        const decision = extras.backoff ??= new BackoffDecision({
+          policy: strategy.policy!,
+          minBackoff: 0, // only read by "after-min-stable"
+          maxBackoff: strategy.maxBackoff,
+          resetCounter: { kind: "after-time", ms: strategy.resetBackoffAfter },
+          triggerOn: "any",
+          maxRestarts: strategy.maxRestarts,
+        });
+        const verdict = decision.childTerminated("failure", now());
+        if (verdict.action !== "respawn") {
           this.#reportFailure(error, "stop", strategy.loggingEnabled);
           this.requestStop();
           return;
         }
-        const delayMs = strategy.policy!.delayFor(extras.typedRestarts++);
+        const delayMs = verdict.delayMs;
         this.#reportFailure(error, "backoff", strategy.loggingEnabled);
         // The failed instance will never see its timers' messages (the
         // restart cancels them anyway); stopped now, they cannot fill the

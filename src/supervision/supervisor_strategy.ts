@@ -82,6 +82,8 @@ export class TypedStrategy {
   readonly policy: BackoffPolicy | undefined;
   /** How long the actor must run without failing for the count to reset (`backoff` only). */
   readonly resetBackoffAfter: number;
+  /** The longest delay; what an unusable delay from a custom policy becomes (`backoff` only). */
+  readonly maxBackoff: number;
   /** Messages kept while waiting to restart (`backoff` only). */
   readonly stashCapacity: number;
 
@@ -94,6 +96,7 @@ export class TypedStrategy {
       withinMs?: number;
       policy?: BackoffPolicy;
       resetBackoffAfter?: number;
+      maxBackoff?: number;
       stashCapacity?: number;
     } = {},
   ) {
@@ -103,6 +106,7 @@ export class TypedStrategy {
     this.withinMs = fields.withinMs ?? Infinity;
     this.policy = fields.policy;
     this.resetBackoffAfter = fields.resetBackoffAfter ?? Infinity;
+    this.maxBackoff = fields.maxBackoff ?? 0;
     this.stashCapacity = fields.stashCapacity ?? 1000;
   }
 
@@ -265,6 +269,7 @@ export const SupervisorStrategy: {
       (minBackoff + maxBackoff) / 2;
     return new TypedStrategy("backoff", {
       policy,
+      maxBackoff,
       resetBackoffAfter: checkDuration(
         where,
         "resetBackoffAfter",

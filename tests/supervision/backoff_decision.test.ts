@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import {
   BackoffDecision,
   type BackoffDecisionOptions,
-} from "../../src/patterns/backoff_decision.ts";
+} from "../../src/supervision/backoff_decision.ts";
 import { exponentialBackoff } from "../../src/backoff/mod.ts";
 
 function decision(

@@ -2,10 +2,12 @@
 // This module is browser compatible.
 
 /**
- * The BackoffSupervisor's decisions, apart from its message plumbing: when
- * to respawn the child, how long to wait, when the restart count resets, and
- * when to give up. Pure: time comes in as arguments, so every rule is
- * testable without actors or timers.
+ * Backoff decisions, apart from any message plumbing: when to restart, how
+ * long to wait, when the restart count resets, and when to give up. Pure:
+ * time comes in as arguments, so every rule is testable without actors or
+ * timers. Shared by the BackoffSupervisor (which respawns a child) and the
+ * typed `SupervisorStrategy.restartWithBackoff` (which restarts an actor in
+ * place).
  *
  * @module
  */
