@@ -12,9 +12,8 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
-import { dirname, join, relative, sep } from "node:path";
-import { cwd } from "node:process";
-import { fileURLToPath } from "node:url";
+import { join, relative, sep } from "node:path";
+import { findRepoRoot } from "./_repo.ts";
 
 /** One problem found by {@linkcode scanSource}. */
 interface Violation {
@@ -300,25 +299,6 @@ function scanSource(src: string): Violation[] {
       seen.add(key);
       return true;
     });
-}
-
-/** Walks up from this file (or the cwd) to the directory with jsr.json. */
-function findRepoRoot(): string {
-  const starts = [dirname(fileURLToPath(import.meta.url)), cwd()];
-  for (const start of starts) {
-    let dir = start;
-    while (true) {
-      if (
-        existsSync(join(dir, "deno.json")) && existsSync(join(dir, "jsr.json"))
-      ) {
-        return dir;
-      }
-      const parent = dirname(dir);
-      if (parent === dir) break;
-      dir = parent;
-    }
-  }
-  throw new Error("could not find the repository root (deno.json + jsr.json)");
 }
 
 const CODE_FILE = /\.(?:[cm]?[jt]s|[jt]sx)$/;
