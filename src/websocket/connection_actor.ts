@@ -26,8 +26,8 @@ const PAGE_EVENTS = ["online", "offline", "visibilitychange"];
 
 /**
  * See the module doc. Besides the `WebSocketCommand`s it receives the page's
- * event types as strings, and "hidden-too-long" from its timer. Internal to
- * this module.
+ * event types as strings, and its timers' keys ("hidden", "resume").
+ * Internal to this module.
  */
 export class ConnectionActor extends Actor<unknown> {
   readonly #shared: SharedState;
@@ -64,11 +64,9 @@ export class ConnectionActor extends Actor<unknown> {
             shared.retries = restartCount + 1;
             shared.delayMs = delayMs;
             shared.emit(
-              new WebSocketReconnectScheduled(
-                shared.connection,
-                shared.attempts + 1,
-                delayMs,
-              ),
+              WebSocketReconnectScheduled,
+              shared.attempts + 1,
+              delayMs,
             );
             return delayMs;
           },
@@ -84,7 +82,7 @@ export class ConnectionActor extends Actor<unknown> {
     if (page) {
       this.#listen("addEventListener");
       shared.offline = page.navigator?.onLine === false;
-      this.#onVisibilityChange();
+      this.onReceive("visibilitychange"); // the page may be hidden already
     }
   }
 
@@ -104,80 +102,76 @@ export class ConnectionActor extends Actor<unknown> {
 
   onReceive(message: unknown): void {
     const shared = this.#shared;
+    const { maxQueued, policy, page, hiddenCloseMs } = shared.settings;
+    const timers = this.context.timers;
     if (message instanceof Send) {
-      const { maxQueued } = shared.settings;
       // Bounded while there is no open socket; while open, messages only pass through.
       if (!shared.open && shared.pending >= maxQueued) {
-        return shared.drop(
-          message,
-          `queue full (maxQueued ${maxQueued})`,
-          this.sender,
-        );
+        return shared.drop(message, this.sender);
       }
       shared.pending++;
       return this.#supervisor.tell(message, this.sender as never);
     }
     if (message instanceof Close) {
-      shared.closing = message;
+      shared.close = message;
       return this.context.stopSelf();
     }
     if (message instanceof Reconnect) {
       shared.halted = shared.hidden = false;
-      this.#resetRetries();
-      if (shared.socket !== undefined) return shared.socket.tell(message);
-      // Waiting out a backoff: end the wait now.
-      return this.#supervisor.tell(BackoffSupervisor.RespawnNow);
+      return this.#resume(0, message);
     }
     switch (message) {
       case "offline":
         shared.offline = true;
-        return shared.socket?.tell(0);
+        return this.#update();
       case "online":
         if (!shared.offline) return;
         shared.offline = false;
-        this.#resetRetries();
         // Soon, not at once: a whole office coming back online must not
         // reconnect in step. Also when a long backoff wait is under way.
-        if (shared.socket !== undefined) {
-          return shared.socket.tell(shared.settings.policy.delayFor(0));
-        }
-        return this.context.timers.startSingleTimer(
-          "respawn",
-          "respawn-now",
-          shared.settings.policy.delayFor(0),
-        );
-      case "respawn-now":
-        return this.#supervisor.tell(BackoffSupervisor.RespawnNow);
+        return this.#resume(policy.delayFor(0));
       case "visibilitychange":
-        return this.#onVisibilityChange();
-      case "hidden-too-long":
+        if (page!.document?.visibilityState === "hidden") {
+          if (hiddenCloseMs < Infinity && !timers.isTimerActive("hidden")) {
+            timers.startSingleTimer("hidden", "hidden", hiddenCloseMs);
+          }
+        } else {
+          timers.cancel("hidden");
+          if (shared.hidden) {
+            shared.hidden = false;
+            this.#resume(0);
+          }
+        }
+        return;
+      case "hidden": // for hiddenCloseMs
         shared.hidden = true;
-        return shared.socket?.tell(0);
+        return this.#update();
+      case "resume":
+        return this.#update();
     }
   }
 
-  #onVisibilityChange(): void {
+  /**
+   * The pause flags changed, or it is time to connect again: the socket
+   * actor is told; while a backoff wait is under way, it ends now (the new
+   * socket actor reads the flags as it starts).
+   */
+  #update(): void {
+    const socket = this.#shared.socket;
+    if (socket) socket.tell("update");
+    else this.#supervisor.tell(BackoffSupervisor.RespawnNow);
+  }
+
+  /**
+   * A fresh start after `delayMs`, with the retry count reset. A `Reconnect`
+   * goes to a live socket actor at once (it replaces an open socket too).
+   */
+  #resume(delayMs: number, reconnect?: Reconnect): void {
     const shared = this.#shared;
-    const { page, hiddenCloseMs } = shared.settings;
-    const timers = this.context.timers;
-    if (page!.document?.visibilityState === "hidden") {
-      if (hiddenCloseMs < Infinity && !timers.isTimerActive("hidden")) {
-        timers.startSingleTimer("hidden", "hidden-too-long", hiddenCloseMs);
-      }
-    } else {
-      timers.cancel("hidden");
-      if (shared.hidden) {
-        shared.hidden = false;
-        this.#resetRetries();
-        if (shared.socket !== undefined) shared.socket.tell(0);
-        else this.#supervisor.tell(BackoffSupervisor.RespawnNow);
-      }
-    }
-  }
-
-  /** A fresh start: the next failure waits the first delay again. */
-  #resetRetries(): void {
-    this.#shared.attempts = this.#shared.retries = 0;
+    shared.attempts = shared.retries = 0;
+    shared.delayMs = delayMs;
     this.#supervisor.tell(BackoffSupervisor.Reset);
+    if (reconnect && shared.socket) shared.socket.tell(reconnect);
+    else this.context.timers.startSingleTimer("resume", "resume", delayMs);
   }
 }

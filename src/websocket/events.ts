@@ -51,6 +51,11 @@ export abstract class WebSocketEvent {
  * ```
  */
 export class WebSocketConnecting extends WebSocketEvent {
+  /** Attempts since the last stable connection, this one included. */
+  declare readonly attempt: number;
+  /** The wait before this attempt. */
+  declare readonly delayMs: number;
+
   /**
    * Creates the event.
    *
@@ -60,10 +65,12 @@ export class WebSocketConnecting extends WebSocketEvent {
    */
   constructor(
     connection: ActorRef<WebSocketCommand>,
-    readonly attempt: number,
-    readonly delayMs: number,
+    attempt: number,
+    delayMs: number,
   ) {
     super(connection);
+    this.attempt = attempt;
+    this.delayMs = delayMs;
   }
 }
 
@@ -80,17 +87,18 @@ export class WebSocketConnecting extends WebSocketEvent {
  * ```
  */
 export class WebSocketOpened extends WebSocketEvent {
+  /** The subprotocol the server chose ("" if none). */
+  declare readonly protocol: string;
+
   /**
    * Creates the event.
    *
    * @param connection The connection actor.
    * @param protocol The subprotocol the server chose ("" if none).
    */
-  constructor(
-    connection: ActorRef<WebSocketCommand>,
-    readonly protocol: string,
-  ) {
+  constructor(connection: ActorRef<WebSocketCommand>, protocol: string) {
     super(connection);
+    this.protocol = protocol;
   }
 }
 
@@ -108,14 +116,18 @@ export class WebSocketOpened extends WebSocketEvent {
  * ```
  */
 export class WebSocketMessage extends WebSocketEvent {
+  /** The frame's data. */
+  declare readonly data: unknown;
+
   /**
    * Creates the event.
    *
    * @param connection The connection actor.
    * @param data The frame's data.
    */
-  constructor(connection: ActorRef<WebSocketCommand>, readonly data: unknown) {
+  constructor(connection: ActorRef<WebSocketCommand>, data: unknown) {
     super(connection);
+    this.data = data;
   }
 }
 
@@ -132,6 +144,13 @@ export class WebSocketMessage extends WebSocketEvent {
  * ```
  */
 export class WebSocketClosed extends WebSocketEvent implements CloseInfo {
+  /** The close code (1006 when the client ended a failed attempt). */
+  declare readonly code: number;
+  /** The reason given, or what the client detected. */
+  declare readonly reason: string;
+  /** Whether the closing handshake completed. */
+  declare readonly wasClean: boolean;
+
   /**
    * Creates the event.
    *
@@ -142,11 +161,14 @@ export class WebSocketClosed extends WebSocketEvent implements CloseInfo {
    */
   constructor(
     connection: ActorRef<WebSocketCommand>,
-    readonly code: number,
-    readonly reason: string,
-    readonly wasClean: boolean,
+    code: number,
+    reason: string,
+    wasClean: boolean,
   ) {
     super(connection);
+    this.code = code;
+    this.reason = reason;
+    this.wasClean = wasClean;
   }
 }
 
@@ -164,6 +186,11 @@ export class WebSocketClosed extends WebSocketEvent implements CloseInfo {
  * ```
  */
 export class WebSocketReconnectScheduled extends WebSocketEvent {
+  /** The number the next attempt will have. */
+  declare readonly attempt: number;
+  /** The wait before it. */
+  declare readonly delayMs: number;
+
   /**
    * Creates the event.
    *
@@ -173,10 +200,12 @@ export class WebSocketReconnectScheduled extends WebSocketEvent {
    */
   constructor(
     connection: ActorRef<WebSocketCommand>,
-    readonly attempt: number,
-    readonly delayMs: number,
+    attempt: number,
+    delayMs: number,
   ) {
     super(connection);
+    this.attempt = attempt;
+    this.delayMs = delayMs;
   }
 }
 
@@ -198,6 +227,11 @@ export class WebSocketReconnectScheduled extends WebSocketEvent {
  * ```
  */
 export class WebSocketGaveUp extends WebSocketEvent {
+  /** Why, in words. */
+  declare readonly reason: string;
+  /** The close that ended the last attempt. */
+  declare readonly close: CloseInfo;
+
   /**
    * Creates the event.
    *
@@ -207,10 +241,12 @@ export class WebSocketGaveUp extends WebSocketEvent {
    */
   constructor(
     connection: ActorRef<WebSocketCommand>,
-    readonly reason: string,
-    readonly close: CloseInfo,
+    reason: string,
+    close: CloseInfo,
   ) {
     super(connection);
+    this.reason = reason;
+    this.close = close;
   }
 }
 
@@ -229,6 +265,9 @@ export class WebSocketGaveUp extends WebSocketEvent {
  * ```
  */
 export class WebSocketPaused extends WebSocketEvent {
+  /** `"offline"` or `"hidden"`. */
+  declare readonly reason: "offline" | "hidden";
+
   /**
    * Creates the event.
    *
@@ -237,9 +276,10 @@ export class WebSocketPaused extends WebSocketEvent {
    */
   constructor(
     connection: ActorRef<WebSocketCommand>,
-    readonly reason: "offline" | "hidden",
+    reason: "offline" | "hidden",
   ) {
     super(connection);
+    this.reason = reason;
   }
 }
 
@@ -258,6 +298,13 @@ export class WebSocketPaused extends WebSocketEvent {
  * ```
  */
 export class WebSocketMessageDropped extends WebSocketEvent {
+  /** The message (usually a `Send`). */
+  declare readonly message: unknown;
+  /** Why. */
+  declare readonly reason: string;
+  /** Messages this connection dropped so far, this one included. */
+  declare readonly droppedTotal: number;
+
   /**
    * Creates the event.
    *
@@ -268,10 +315,13 @@ export class WebSocketMessageDropped extends WebSocketEvent {
    */
   constructor(
     connection: ActorRef<WebSocketCommand>,
-    readonly message: unknown,
-    readonly reason: string,
-    readonly droppedTotal: number,
+    message: unknown,
+    reason: string,
+    droppedTotal: number,
   ) {
     super(connection);
+    this.message = message;
+    this.reason = reason;
+    this.droppedTotal = droppedTotal;
   }
 }

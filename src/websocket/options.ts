@@ -126,36 +126,30 @@ export function defaultReconnectPolicy(random?: () => number): BackoffPolicy {
 }
 
 /** Options after defaults and validation. */
-export interface Settings {
-  readonly url: string | (() => string | Promise<string>);
-  readonly protocols: string | string[] | undefined;
-  readonly subscriber:
-    | ActorRef<WebSocketEvent>
-    | ((event: WebSocketEvent) => void)
-    | undefined;
+export interface Settings extends Omit<WebSocketOptions, "page"> {
   readonly policy: BackoffPolicy;
   readonly minUptimeMs: number;
   readonly connectionTimeoutMs: number;
   readonly maxRetries: number;
   readonly maxQueued: number;
-  readonly shouldReconnect: ((close: CloseInfo) => boolean) | undefined;
-  readonly heartbeat: HeartbeatOptions | undefined;
   readonly hiddenCloseMs: number;
   readonly page: PageLike | undefined;
-  readonly WebSocket: WebSocketConstructor | undefined;
 }
 
 const ACTION = "create WebSocket connection";
 
+const bad = (name: string, expected: string, value: unknown): never =>
+  fail(ACTION, name, expected, value);
+
+/** A time a timer can wait. */
+const time = (name: string, value: number, lowest = 0) =>
+  checkNumber(ACTION, name, value, lowest, MAX_TIMER_DELAY_MS);
+
+const count = (name: string, value: number) =>
+  checkNumber(ACTION, name, value, 0, Number.MAX_SAFE_INTEGER, true);
+
 /** Checks every option; throws `TypeError` or `RangeError` naming the first bad one. */
 export function settingsFrom(options: WebSocketOptions): Settings {
-  const bad = (name: string, expected: string, value: unknown): never =>
-    fail(ACTION, name, expected, value);
-  // A time a timer can wait; Infinity, where allowed, means never.
-  const ms = (name: string, value: number, lowest = 0, infinite = false) =>
-    infinite && value === Infinity
-      ? value
-      : checkNumber(ACTION, name, value, lowest, MAX_TIMER_DELAY_MS);
   if (typeof options !== "object" || options === null) {
     bad("options", "an object", options);
   }
@@ -167,12 +161,15 @@ export function settingsFrom(options: WebSocketOptions): Settings {
     protocols,
     subscriber,
     policy = defaultReconnectPolicy(),
+    minUptimeMs = 5_000,
+    connectionTimeoutMs = 10_000,
     maxRetries = Infinity,
     maxQueued = 1_000,
     shouldReconnect,
     heartbeat,
-    WebSocket,
+    hiddenCloseMs = Infinity,
     page = typeof host.addEventListener === "function" && host as PageLike,
+    WebSocket,
   } = options;
   if (
     typeof url === "string"
@@ -196,17 +193,11 @@ export function settingsFrom(options: WebSocketOptions): Settings {
   if (typeof policy?.delayFor !== "function") {
     bad("policy", "a BackoffPolicy (with delayFor)", policy);
   }
-  if (maxRetries !== Infinity) {
-    checkNumber(
-      ACTION,
-      "maxRetries",
-      maxRetries,
-      0,
-      Number.MAX_SAFE_INTEGER,
-      true,
-    );
-  }
-  checkNumber(ACTION, "maxQueued", maxQueued, 0, Number.MAX_SAFE_INTEGER, true);
+  time("minUptimeMs", minUptimeMs);
+  time("connectionTimeoutMs", connectionTimeoutMs, 1);
+  // Infinity, where it is the default, means never.
+  if (maxRetries !== Infinity) count("maxRetries", maxRetries);
+  count("maxQueued", maxQueued);
   if (shouldReconnect !== undefined && typeof shouldReconnect !== "function") {
     bad("shouldReconnect", "a function", shouldReconnect);
   }
@@ -214,9 +205,10 @@ export function settingsFrom(options: WebSocketOptions): Settings {
     if (typeof heartbeat !== "object" || heartbeat === null) {
       bad("heartbeat", "{ intervalMs, timeoutMs, message? }", heartbeat);
     }
-    ms("heartbeat.intervalMs", heartbeat.intervalMs, 1);
-    ms("heartbeat.timeoutMs", heartbeat.timeoutMs, 1);
+    time("heartbeat.intervalMs", heartbeat.intervalMs, 1);
+    time("heartbeat.timeoutMs", heartbeat.timeoutMs, 1);
   }
+  if (hiddenCloseMs !== Infinity) time("hiddenCloseMs", hiddenCloseMs);
   if (page !== false && typeof page?.addEventListener !== "function") {
     bad("page", "false or an EventTarget", page);
   }
@@ -232,22 +224,13 @@ export function settingsFrom(options: WebSocketOptions): Settings {
     protocols,
     subscriber,
     policy,
-    minUptimeMs: ms("minUptimeMs", options.minUptimeMs ?? 5_000),
-    connectionTimeoutMs: ms(
-      "connectionTimeoutMs",
-      options.connectionTimeoutMs ?? 10_000,
-      1,
-    ),
+    minUptimeMs,
+    connectionTimeoutMs,
     maxRetries,
     maxQueued,
     shouldReconnect,
     heartbeat,
-    hiddenCloseMs: ms(
-      "hiddenCloseMs",
-      options.hiddenCloseMs ?? Infinity,
-      0,
-      true,
-    ),
+    hiddenCloseMs,
     page: page || undefined,
     WebSocket,
   };

@@ -14,7 +14,7 @@
 import type { ActorRef } from "../runtime/actor_ref.ts";
 import type { ActorSystem } from "../runtime/actor_system.ts";
 import { type WebSocketEvent, WebSocketMessageDropped } from "./events.ts";
-import type { Close, WebSocketCommand } from "./messages.ts";
+import { Close, type Send, type WebSocketCommand } from "./messages.ts";
 import type { Settings } from "./options.ts";
 
 /** One connection's shared state. Internal to this module. */
@@ -30,13 +30,13 @@ export class SharedState {
   hidden = false;
   /** Gave up: no attempts until `Reconnect`. */
   halted = false;
-  /** Set by `Close`: how the socket is to be closed. */
-  closing: Close | undefined = undefined;
+  /** How a socket actor that stops closes its socket: as `Close` asked, if it did. */
+  close = new Close();
   /** Attempts since the last stable connection or reset. */
   attempts = 0;
   /** Retries since then: the BackoffSupervisor's restart count. */
   retries = 0;
-  /** The backoff delay the next socket actor waited, for its `WebSocketConnecting`. */
+  /** The wait before the next attempt, for its `WebSocketConnecting`. */
   delayMs = 0;
   /** Whether the current socket is open. */
   open = false;
@@ -52,8 +52,15 @@ export class SharedState {
     return this.offline ? "offline" : this.hidden ? "hidden" : undefined;
   }
 
-  /** Tells the subscriber and the event stream. */
-  emit(event: WebSocketEvent): void {
+  /** Makes an event of this connection, and tells the subscriber and the event stream. */
+  emit<A extends unknown[]>(
+    Event: new (
+      connection: ActorRef<WebSocketCommand>,
+      ...args: A
+    ) => WebSocketEvent,
+    ...args: A
+  ): void {
+    const event = new Event(this.connection, ...args);
     const subscriber = this.settings.subscriber;
     try {
       if (typeof subscriber === "function") subscriber(event);
@@ -65,25 +72,19 @@ export class SharedState {
   }
 
   /**
-   * Reports a message that will not be sent, after publishing its dead
-   * letter unless the runtime did (`sender` is `null` then).
+   * Reports a `Send` over `maxQueued`, after publishing its dead letter
+   * unless the runtime did (`sender` is `null` then).
    */
-  drop(message: unknown, reason: string, sender?: unknown): void {
+  drop(send: Send, sender: unknown): void {
+    const reason = `queue full (maxQueued ${this.settings.maxQueued})`;
     if (sender !== null) {
       this.system.publishDeadLetter(
-        message,
+        send,
         sender as never,
         this.connection as never,
         reason,
       );
     }
-    this.emit(
-      new WebSocketMessageDropped(
-        this.connection,
-        message,
-        reason,
-        ++this.dropped,
-      ),
-    );
+    this.emit(WebSocketMessageDropped, send, reason, ++this.dropped);
   }
 }
