@@ -73,9 +73,10 @@ export class ConnectionActor extends Actor<unknown> {
         },
         resetCounter: "manual", // the socket actor resets it after minUptimeMs open
         // `maxQueued` is enforced on arrival (see onReceive), so these
-        // stashes hold at most that many `Send`s and cannot overflow.
+        // stashes hold at most that many `Send`s and cannot overflow. (With
+        // minBackoff 0 there is no drain grace: a new socket actor gets them
+        // at once.)
         maxStashSize: Infinity,
-        drainGraceMs: 0,
       }),
       "backoff",
     );

@@ -32,13 +32,17 @@ import type { WebSocketData } from "./websocket_like.ts";
  * ```
  */
 export class Send {
+  /** The frame to send. */
+  declare readonly data: WebSocketData;
+
   /**
    * Creates the message.
    *
    * @param data Text, an `ArrayBuffer`, a typed array or `DataView`, or a `Blob`.
    * @throws {TypeError} If `data` is none of those.
    */
-  constructor(readonly data: WebSocketData) {
+  constructor(data: WebSocketData) {
+    this.data = data;
     if (
       !(typeof data === "string" || data instanceof ArrayBuffer ||
         ArrayBuffer.isView(data) ||
@@ -97,6 +101,11 @@ export class Sent {
  * ```
  */
 export class Close {
+  /** The close code. */
+  declare readonly code: number;
+  /** The reason. */
+  declare readonly reason: string;
+
   /**
    * Creates the message.
    *
@@ -104,7 +113,9 @@ export class Close {
    * @param reason At most 123 bytes of UTF-8.
    * @throws {RangeError} If `code` or `reason` is out of range.
    */
-  constructor(readonly code: number = 1000, readonly reason: string = "") {
+  constructor(code = 1000, reason = "") {
+    this.code = code;
+    this.reason = reason;
     if (code !== 1000 && !(code >= 3000 && code <= 4999 && code % 1 === 0)) {
       fail(
         "create Close",

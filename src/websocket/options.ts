@@ -191,7 +191,7 @@ export function settingsFrom(options: WebSocketOptions): Settings {
     bad("subscriber", "an ActorRef or a function", subscriber);
   }
   if (typeof policy?.delayFor !== "function") {
-    bad("policy", "a BackoffPolicy (with delayFor)", policy);
+    bad("policy", "an object with a delayFor(restartCount) method", policy);
   }
   time("minUptimeMs", minUptimeMs);
   time("connectionTimeoutMs", connectionTimeoutMs, 1);
@@ -215,7 +215,7 @@ export function settingsFrom(options: WebSocketOptions): Settings {
   if (typeof (WebSocket ?? host.WebSocket) !== "function") {
     bad(
       "WebSocket",
-      'a WebSocket class (this runtime has none: on Node 20, pass WebSocket from "ws")',
+      'a WebSocket class (on Node 20, pass WebSocket from "ws")',
       WebSocket,
     );
   }

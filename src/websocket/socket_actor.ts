@@ -41,9 +41,6 @@ import type {
   WebSocketLike,
 } from "./websocket_like.ts";
 
-/** Unique across connections, so no socket actor mistakes another's report for its own. */
-let attemptIds = 0;
-
 const OPEN = 1;
 
 /** A failure the client detected itself: reported as an abnormal closure. */
@@ -56,16 +53,17 @@ const failure = (reason: string): CloseInfo => ({
 /**
  * One WebSocket at a time; see the module doc. Besides `Send` and
  * `Reconnect` it accepts "update" from the connection actor: the pause
- * flags changed, or it is time to connect again. Its timers deliver their
- * key ("ping", "stable"), or the failure they detect ("timeout",
- * "silence"); they run only while it has an attempt under way or open.
+ * flags changed, or it is time to connect again. Its timers run only while
+ * it has an attempt under way or open: "ping" and "stable" deliver their
+ * key; "deadline" (the connection timeout, then, while open, the
+ * heartbeat's timeout after a ping) delivers the failure it detects.
  * Internal to this module.
  */
 export class SocketActor extends Actor<unknown> {
   readonly #shared: SharedState;
   #ws: WebSocketLike | undefined = undefined;
-  /** The attempt under way or open; 0 when there is none. */
-  #attempt = 0;
+  /** A token for the attempt under way or open, if any: each attempt's handlers compare theirs to it. */
+  #attempt: object | undefined = undefined;
   /** The pause last reported, so each is reported once. */
   #pausedBy: string | undefined = undefined;
 
@@ -101,9 +99,9 @@ export class SocketActor extends Actor<unknown> {
       case "ping": {
         const ping = heartbeat.message ?? "ping";
         this.#ws!.send(typeof ping === "function" ? ping() : ping);
-        if (!timers.isTimerActive("silence")) {
+        if (!timers.isTimerActive("deadline")) {
           timers.startSingleTimer(
-            "silence",
+            "deadline",
             failure(`no frame within ${heartbeat.timeoutMs} ms of a ping`),
             heartbeat.timeoutMs,
           );
@@ -114,7 +112,7 @@ export class SocketActor extends Actor<unknown> {
         // Up long enough: the next failure starts again from the first delay.
         shared.attempts = shared.retries = 0;
         return this.context.parent.tell(BackoffSupervisor.Reset);
-      default: // the failure a "timeout" or "silence" timer detected
+      default: // the failure the "deadline" timer detected
         return this.#ended(message as CloseInfo);
     }
   }
@@ -163,11 +161,11 @@ export class SocketActor extends Actor<unknown> {
     const shared = this.#shared;
     const { url, WebSocket, protocols, connectionTimeoutMs } = shared.settings;
     const timers = this.context.timers;
-    const attempt = this.#attempt = ++attemptIds;
+    const attempt = this.#attempt = {};
     const current = () => attempt === this.#attempt;
     shared.emit(WebSocketConnecting, ++shared.attempts, shared.delayMs);
     timers.startSingleTimer(
-      "timeout",
+      "deadline",
       failure(`connection timed out after ${connectionTimeoutMs} ms`),
       connectionTimeoutMs,
     );
@@ -189,7 +187,7 @@ export class SocketActor extends Actor<unknown> {
       ws.onopen = () => current() && this.#opened();
       ws.onmessage = ({ data }: { data: unknown }) => {
         if (!current()) return;
-        timers.cancel("silence");
+        timers.cancel("deadline");
         shared.emit(WebSocketMessage, data);
       };
       ws.onclose = ({ code, reason, wasClean }: CloseInfo) =>
@@ -204,7 +202,7 @@ export class SocketActor extends Actor<unknown> {
     const { heartbeat, minUptimeMs } = shared.settings;
     const timers = this.context.timers;
     shared.open = true;
-    timers.cancel("timeout");
+    timers.cancel("deadline");
     shared.emit(WebSocketOpened, this.#ws!.protocol);
     if (heartbeat) {
       timers.startTimerWithFixedDelay("ping", "ping", heartbeat.intervalMs);
@@ -243,7 +241,7 @@ export class SocketActor extends Actor<unknown> {
     const ws = this.#ws;
     this.context.timers.cancelAll();
     if (!this.#attempt) return;
-    this.#attempt = 0;
+    this.#attempt = undefined;
     this.#ws = undefined;
     this.#shared.open = false;
     // Its handlers may still fire; they check the attempt, which is over.
