@@ -69,6 +69,7 @@ const STOP_REQUESTED = 4; // stop once the message in flight is done
 const RESTART_PENDING = 8; // restart once the children being stopped are gone
 const AWAITING_PARENT = 16; // suspended after escalating; follows the parent's fate
 const FORWARDS = 32; // the actor's hooks may pass messages straight to a child
+const HANDED = 64; // a message waits in currentMessage/currentSender, ahead of the mailbox
 
 /** Marks a failure that happened outside any message (in start or restart). */
 const NO_MESSAGE: unique symbol = Symbol("no message");
@@ -168,6 +169,13 @@ export class ActorCell<T> extends ActorRef<T> implements ActorContext<T> {
   flags = 0;
   mailbox: Mailbox | undefined = undefined;
   childrenByName: Map<string, ActorCell<never>> | undefined = undefined;
+  /**
+   * The message being processed and its sender. Between turns, with the
+   * HANDED flag, they hold the next message instead: one sent while the
+   * cell was idle with nothing queued, handed over with its turn rather
+   * than through the mailbox (see `#deliver`). It is logically the head of
+   * the mailbox.
+   */
   currentMessage: unknown = undefined;
   currentSender: ActorRef<unknown> | undefined = undefined;
   extras: CellExtras | undefined = undefined;
@@ -254,6 +262,25 @@ export class ActorCell<T> extends ActorRef<T> implements ActorContext<T> {
 
   /** Puts a message in this cell's mailbox and makes sure the cell will run. */
   #deliver(message: unknown, sender: unknown): void {
+    // Kept small so that it inlines into `tell`: an idle running actor with
+    // nothing queued gets the message handed over with its turn, skipping
+    // the mailbox (the common one-message-at-a-time exchange).
+    if (
+      (this.flags & (SCHEDULED | BUSY)) === 0 && this.status === RUNNING &&
+      sender !== FROM_RUNTIME &&
+      (this.mailbox === undefined || this.mailbox.size === 0)
+    ) {
+      this.currentMessage = message;
+      this.currentSender = sender as ActorRef<unknown> | undefined;
+      this.flags |= SCHEDULED | HANDED;
+      this.core.dispatcher.schedule(this);
+      return;
+    }
+    this.#queue(message, sender);
+  }
+
+  /** The general case of {@linkcode ActorCell.#deliver}: through the mailbox, or to dead letters. */
+  #queue(message: unknown, sender: unknown): void {
     if (this.status >= SUSPENDED) {
       if (this.status >= STOPPING) {
         // A runtime notice (timer, Terminated) for a stopping actor was never sent by anyone.
@@ -277,12 +304,22 @@ export class ActorCell<T> extends ActorRef<T> implements ActorContext<T> {
         return;
       }
     }
-    const flags = this.flags;
     (this.mailbox ??= new Mailbox()).push(message, sender);
-    if ((flags & (SCHEDULED | BUSY)) === 0 && this.status !== SUSPENDED) {
+    if ((this.flags & (SCHEDULED | BUSY)) === 0 && this.status !== SUSPENDED) {
       this.flags |= SCHEDULED;
       this.core.dispatcher.schedule(this);
     }
+  }
+
+  /** Puts a handed message back at the head of the mailbox, where it logically is. */
+  #settleHanded(): void {
+    if ((this.flags & HANDED) === 0) return;
+    this.flags &= ~HANDED;
+    const message = this.currentMessage;
+    const sender = this.currentSender;
+    this.currentMessage = undefined;
+    this.currentSender = undefined;
+    (this.mailbox ??= new Mailbox()).unshift(message, sender);
   }
 
   // ───────────────────────── ActorContext ─────────────────────────
@@ -502,6 +539,18 @@ export class ActorCell<T> extends ActorRef<T> implements ActorContext<T> {
    * sends itself do not queue it a second time.
    */
   run(): void {
+    let budget = THROUGHPUT;
+    if ((this.flags & HANDED) !== 0) {
+      if (
+        this.status === RUNNING && (this.flags & (BUSY | STOP_REQUESTED)) === 0
+      ) {
+        this.flags &= ~HANDED;
+        budget--;
+        this.#invoke(this.currentMessage, this.currentSender);
+      } else {
+        this.#settleHanded();
+      }
+    }
     if (this.status === NEW) {
       if ((this.flags & RESTART_PENDING) !== 0) {
         this.flags &= ~SCHEDULED;
@@ -516,7 +565,6 @@ export class ActorCell<T> extends ActorRef<T> implements ActorContext<T> {
       if (extras !== undefined) extras.restartReason = NO_MESSAGE;
       this.#start(restartReason);
     }
-    let budget = THROUGHPUT;
     for (;;) {
       const flags = this.flags;
       if ((flags & BUSY) !== 0) break;
@@ -715,6 +763,7 @@ export class ActorCell<T> extends ActorRef<T> implements ActorContext<T> {
    * that fails in every start cannot recurse without bound).
    */
   restart(reason: unknown, message: unknown): void {
+    this.#settleHanded();
     this.status = NEW;
     this.currentMessage = undefined;
     this.currentSender = undefined;
@@ -982,6 +1031,7 @@ export class ActorCell<T> extends ActorRef<T> implements ActorContext<T> {
 
   /** Messages this actor will never process: to the parent's hook, or dead letters. */
   #releaseUndelivered(): void {
+    this.#settleHanded();
     const stashed = this.extras?.stash?.drain() ?? [];
     const queued = this.mailbox?.drain() ?? [];
     const hooks = this.#parentHooks();

@@ -53,6 +53,17 @@ export class Mailbox {
     this.#length += 2;
   }
 
+  /** Puts a message and its sender at the head, to be shifted next. */
+  unshift(message: unknown, sender: unknown): void {
+    if (this.#length === this.#slots.length) this.#grow();
+    const mask = this.#slots.length - 1;
+    const head = (this.#head - 2) & mask;
+    this.#slots[head] = message;
+    this.#slots[head + 1] = sender;
+    this.#head = head;
+    this.#length += 2;
+  }
+
   /**
    * Removes and returns the oldest message; its sender is left in
    * {@linkcode shiftedSender}. Call only when `size > 0`.

@@ -105,6 +105,31 @@ describe("Dead letters", () => {
     ]);
   });
 
+  it("are published, in order, for messages an idle child had not yet taken when its parent stopped it", async () => {
+    const dead = collectDeadLetters(system);
+    const received: unknown[] = [];
+    let child!: ActorRef<string>;
+    class Parent extends Actor<string> {
+      override preStart(): void {
+        child = this.context.actorOf(recorderProps(received), "child");
+      }
+      onReceive(): void {
+        child.tell("first"); // the child is idle: it will take this next
+        child.tell("second");
+        this.context.stop(child);
+      }
+    }
+    const parent = system.actorOf(Props.create(() => new Parent()), "parent");
+    await settle();
+    parent.tell("go");
+    await settle();
+    assert.deepEqual(received, []);
+    assert.deepEqual(dead.map((d) => [d.message, d.recipient.path, d.reason]), [
+      ["first", "/user/parent/child", "recipient stopped"],
+      ["second", "/user/parent/child", "recipient stopped"],
+    ]);
+  });
+
   it("are published for a stash overflow", async () => {
     const dead = collectDeadLetters(system);
     const ref = system.actorOf(

@@ -460,6 +460,22 @@ describe("AllForOneStrategy", () => {
     }
   });
 
+  it("a sibling restarted before it ran keeps its waiting messages, in order, for the fresh instance", async () => {
+    const { kids } = family(
+      system,
+      new AllForOneStrategy(() => Directive.Restart),
+      ["a", "b"],
+    );
+    await settle();
+    // a fails before b gets its turn: b's three messages are still waiting
+    // (the first sent to b while it was idle, the rest behind it).
+    kids.a.tell("throw:Error");
+    for (const m of ["inc", "inc", "inc"]) kids.b.tell(m);
+    await settle();
+    assert.equal(Worker.incarnations.get("b"), 2);
+    assert.equal(await kids.b.ask("get"), 3);
+  });
+
   it("stops every child when one fails with Stop", async () => {
     const stopped = collect(system, ActorStopped);
     const { kids } = family(
