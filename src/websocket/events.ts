@@ -28,12 +28,17 @@ import type { CloseInfo } from "./websocket_like.ts";
  * ```
  */
 export abstract class WebSocketEvent {
+  /** The connection actor that reports it. */
+  declare readonly connection: ActorRef<WebSocketCommand>;
+
   /**
    * Creates the event.
    *
    * @param connection The connection actor that reports it.
    */
-  constructor(readonly connection: ActorRef<WebSocketCommand>) {}
+  constructor(connection: ActorRef<WebSocketCommand>) {
+    this.connection = connection;
+  }
 }
 
 /**

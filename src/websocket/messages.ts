@@ -75,12 +75,17 @@ export class Send {
  * ```
  */
 export class Sent {
+  /** The message that went out. */
+  declare readonly send: Send;
+
   /**
    * Creates the reply.
    *
    * @param send The message that went out.
    */
-  constructor(readonly send: Send) {}
+  constructor(send: Send) {
+    this.send = send;
+  }
 }
 
 /**

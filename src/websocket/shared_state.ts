@@ -23,7 +23,7 @@ export class SharedState {
   connection!: ActorRef<WebSocketCommand>;
   system!: ActorSystem;
   /** The live socket actor, if any (a dying one is removed at once). */
-  socket: ActorRef<unknown> | undefined = undefined;
+  socket?: ActorRef<unknown>;
   /** The network is down: no attempts until `online`. */
   offline = false;
   /** The page was hidden for `hiddenCloseMs`: no socket until it is visible. */

@@ -61,11 +61,11 @@ const failure = (reason: string): CloseInfo => ({
  */
 export class SocketActor extends Actor<unknown> {
   readonly #shared: SharedState;
-  #ws: WebSocketLike | undefined = undefined;
+  #ws?: WebSocketLike;
   /** A token for the attempt under way or open, if any: each attempt's handlers compare theirs to it. */
-  #attempt: object | undefined = undefined;
+  #attempt?: object;
   /** The pause last reported, so each is reported once. */
-  #pausedBy: string | undefined = undefined;
+  #pausedBy?: string;
 
   constructor(shared: SharedState) {
     super();
