@@ -150,6 +150,8 @@ class CellExtras {
   restartStats: RestartStatistics | undefined = undefined;
   /** Typed restartWithBackoff: the restart count and its rules. */
   backoff: BackoffDecision | undefined = undefined;
+  /** Live children by {@linkcode ActorCell.childKey}, in creation order. */
+  children: Map<string | number, ActorCell<never>> | undefined = undefined;
   generatedNames = 0;
   /** Typed restartWithBackoff: the pending restart, and how many messages may wait for it. */
   backoffTimer: unknown = undefined;
@@ -162,13 +164,18 @@ class CellExtras {
 export class ActorCell<T> extends ActorRef<T> implements ActorContext<T> {
   readonly core: SystemCore;
   readonly parentCell: ActorCell<never> | undefined;
-  readonly name: string;
+  /**
+   * The key in the parent's children: the name given, or for a generated
+   * name its sequence number. Spawning many unnamed actors then makes no
+   * strings and the parent's map hashes small integers, which is several
+   * times faster than hashing fresh strings.
+   */
+  readonly childKey: string | number;
   readonly props: Props<T>;
   actor: Actor<T> | undefined = undefined;
   status: number = NEW;
   flags = 0;
   mailbox: Mailbox | undefined = undefined;
-  childrenByName: Map<string, ActorCell<never>> | undefined = undefined;
   /**
    * The message being processed and its sender. Between turns, with the
    * HANDED flag, they hold the next message instead: one sent while the
@@ -183,14 +190,20 @@ export class ActorCell<T> extends ActorRef<T> implements ActorContext<T> {
   constructor(
     core: SystemCore,
     parentCell: ActorCell<never> | undefined,
-    name: string,
+    childKey: string | number,
     props: Props<T>,
   ) {
     super();
     this.core = core;
     this.parentCell = parentCell;
-    this.name = name;
+    this.childKey = childKey;
     this.props = props;
+  }
+
+  /** The actor's name: the one given, or `$` and its sequence number in base 36. */
+  get name(): string {
+    const key = this.childKey;
+    return typeof key === "number" ? `$${key.toString(36)}` : key;
   }
 
   // ───────────────────────── ActorRef ─────────────────────────
@@ -357,13 +370,19 @@ export class ActorCell<T> extends ActorRef<T> implements ActorContext<T> {
   }
 
   get children(): readonly ActorRef<never>[] {
-    return this.childrenByName === undefined
-      ? []
-      : [...this.childrenByName.values()];
+    const children = this.extras?.children;
+    return children === undefined ? [] : [...children.values()];
   }
 
   child(name: string): ActorRef<unknown> | undefined {
-    return this.childrenByName?.get(name) as ActorRef<unknown> | undefined;
+    let key: string | number = name;
+    if (typeof name === "string" && name.startsWith("$")) {
+      // A generated name: keyed by its number (only the exact form matches).
+      const digits = name.slice(1);
+      const n = parseInt(digits, 36);
+      if (n.toString(36) === digits) key = n;
+    }
+    return this.extras?.children?.get(key) as ActorRef<unknown> | undefined;
   }
 
   stop(ref: ActorRef<never>): void {
@@ -476,11 +495,11 @@ export class ActorCell<T> extends ActorRef<T> implements ActorContext<T> {
     if (this.status >= STOPPING || (this.flags & STOP_REQUESTED) !== 0) {
       throw new Error(`Cannot create actor under ${this.path}: it is stopping`);
     }
-    const children = this.childrenByName ??= new Map();
-    let childName: string;
+    const extras = this.#extras();
+    const children = extras.children ??= new Map();
+    let childKey: string | number;
     if (name === undefined) {
-      const extras = this.#extras();
-      childName = `$${(extras.generatedNames++).toString(36)}`;
+      childKey = extras.generatedNames++;
     } else {
       if (typeof name !== "string" || !NAME_PATTERN.test(name)) {
         throw new TypeError(
@@ -494,24 +513,25 @@ export class ActorCell<T> extends ActorRef<T> implements ActorContext<T> {
           `Cannot create actor: the name "${name}" is already taken by a live child of ${this.path} (expected a name unique among its children)`,
         );
       }
-      childName = name;
+      childKey = name;
     }
     const child = new ActorCell(
       this.core,
       this as unknown as ActorCell<never>,
-      childName,
+      childKey,
       props,
     );
-    children.set(childName, child as unknown as ActorCell<never>);
+    children.set(childKey, child as unknown as ActorCell<never>);
     child.#scheduleIfRunnable();
     return child;
   }
 
   /** A child has stopped for good. */
   childTerminated(child: ActorCell<never>): void {
-    this.childrenByName?.delete(child.name);
+    const children = this.extras?.children;
+    children?.delete(child.childKey);
     if (this.status === STOPPING) {
-      if (this.childrenByName === undefined || this.childrenByName.size === 0) {
+      if (children === undefined || children.size === 0) {
         this.#finishStop();
       }
     } else if (
@@ -523,7 +543,7 @@ export class ActorCell<T> extends ActorRef<T> implements ActorContext<T> {
   }
 
   #hasStoppingChildren(): boolean {
-    for (const child of this.childrenByName?.values() ?? []) {
+    for (const child of this.extras?.children?.values() ?? []) {
       if (child.status >= STOPPING || (child.flags & STOP_REQUESTED) !== 0) {
         return true;
       }
@@ -813,7 +833,7 @@ export class ActorCell<T> extends ActorRef<T> implements ActorContext<T> {
     // Without an instance (it failed while starting) resuming means starting again.
     this.status = this.actor === undefined ? NEW : RUNNING;
     // Children suspended because this actor escalated for them resume too.
-    for (const child of this.childrenByName?.values() ?? []) {
+    for (const child of this.extras?.children?.values() ?? []) {
       if ((child.flags & AWAITING_PARENT) !== 0) child.resume();
     }
     this.#scheduleIfRunnable();
@@ -885,7 +905,7 @@ export class ActorCell<T> extends ActorRef<T> implements ActorContext<T> {
     }
     child.#reportFailure(error, directive, strategy.loggingEnabled);
     const targets = strategy.appliesToAllChildren && directive !== "resume"
-      ? [...this.childrenByName!.values()]
+      ? [...this.extras!.children!.values()]
       : [child];
     switch (directive) {
       case "resume":
@@ -1021,7 +1041,7 @@ export class ActorCell<T> extends ActorRef<T> implements ActorContext<T> {
       }
     }
     this.#releaseUndelivered();
-    const children = this.childrenByName;
+    const children = this.extras?.children;
     if (children === undefined || children.size === 0) {
       this.#finishStop();
     } else {

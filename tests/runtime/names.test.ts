@@ -170,4 +170,37 @@ describe("context.child and context.children", () => {
       await system.terminate();
     }
   });
+
+  it("find an unnamed child by its generated name, and by nothing else", async () => {
+    const system = createSystem();
+    try {
+      const lookups: Record<string, string | undefined> = {};
+      class Parent extends Actor<string> {
+        override preStart(): void {
+          // The eleventh generated name has a letter in it ("$a").
+          for (let i = 0; i < 11; i++) this.context.actorOf(recorderProps());
+        }
+        onReceive(): void {
+          const last = this.context.children.at(-1)!;
+          const name = last.path.slice(last.path.lastIndexOf("/") + 1);
+          const digits = name.slice(1);
+          for (
+            const candidate of [name, `$0${digits}`, `$${digits.toUpperCase()}`]
+          ) {
+            lookups[candidate] = this.context.child(candidate)?.path;
+          }
+        }
+      }
+      const parent = system.actorOf(Props.create(() => new Parent()), "parent");
+      parent.tell("look");
+      await settle();
+      const [name, padded, upper] = Object.keys(lookups);
+      assert.equal(name, "$a");
+      assert.equal(lookups[name], `/user/parent/${name}`);
+      assert.equal(lookups[padded], undefined);
+      assert.equal(lookups[upper], undefined);
+    } finally {
+      await system.terminate();
+    }
+  });
 });
