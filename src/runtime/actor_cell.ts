@@ -566,7 +566,7 @@ export class ActorCell<T> extends ActorRef<T> implements ActorContext<T> {
       ) {
         this.flags &= ~HANDED;
         budget--;
-        this.#invoke(this.currentMessage, this.currentSender);
+        this.#receive(); // the handed message is already current
       } else {
         this.#settleHanded();
       }
@@ -622,6 +622,13 @@ export class ActorCell<T> extends ActorRef<T> implements ActorContext<T> {
     }
     this.currentMessage = message;
     this.currentSender = sender as ActorRef<unknown> | undefined;
+    this.#receive();
+  }
+
+  /** Runs the handler on `currentMessage`; a throw or a rejection is a failure. */
+  #receive(): void {
+    const message = this.currentMessage;
+    const sender = this.currentSender;
     const actor = this.actor!;
     let result: void | Promise<void>;
     try {
