@@ -49,6 +49,13 @@ function now(): number {
 
 /** The ready queue and its drain loop. Internal to the runtime. */
 export class Dispatcher {
+  /**
+   * The oldest ready runnable, when it was queued into an empty queue. In a
+   * conversation between actors (one ready at a time) the queue is then a
+   * single field, and the ring below stays untouched.
+   */
+  #first: Runnable | undefined = undefined;
+  /** The ring of the other ready runnables, all queued after `#first`. */
   #ready: (Runnable | undefined)[] = ringSlots([], 0, 0, INITIAL_CAPACITY);
   #head = 0;
   #length = 0;
@@ -73,10 +80,14 @@ export class Dispatcher {
 
   /** Queues `runnable`; the caller ensures it is not queued already. */
   schedule(runnable: Runnable): void {
-    if (this.#length === this.#ready.length) this.#grow();
-    this.#ready[(this.#head + this.#length) & (this.#ready.length - 1)] =
-      runnable;
-    this.#length++;
+    if (this.#first === undefined && this.#length === 0) {
+      this.#first = runnable;
+    } else {
+      if (this.#length === this.#ready.length) this.#grow();
+      this.#ready[(this.#head + this.#length) & (this.#ready.length - 1)] =
+        runnable;
+      this.#length++;
+    }
     if (!this.#active) {
       this.#active = true;
       queueMicrotask(this.#drain);
@@ -91,16 +102,26 @@ export class Dispatcher {
   #run(): void {
     const start = now();
     let untilClockCheck = CLOCK_CHECK_INTERVAL;
-    while (this.#length > 0) {
-      const ready = this.#ready;
-      const runnable = ready[this.#head]!;
-      ready[this.#head] = undefined;
-      this.#head = (this.#head + 1) & (ready.length - 1);
-      this.#length--;
+    for (;;) {
+      let runnable = this.#first;
+      if (runnable !== undefined) {
+        this.#first = undefined;
+      } else if (this.#length > 0) {
+        const ready = this.#ready;
+        runnable = ready[this.#head]!;
+        ready[this.#head] = undefined;
+        this.#head = (this.#head + 1) & (ready.length - 1);
+        this.#length--;
+      } else {
+        break;
+      }
       runnable.run();
       if (--untilClockCheck === 0) {
         untilClockCheck = CLOCK_CHECK_INTERVAL;
-        if (now() - start >= SLICE_MS && this.#length > 0) {
+        if (
+          now() - start >= SLICE_MS &&
+          (this.#first !== undefined || this.#length > 0)
+        ) {
           this.#yield();
           return; // still active: schedule() must not start a second loop
         }
