@@ -556,6 +556,22 @@ export function targets(results) {
       (v) => v <= 700,
     );
   }
+  const supervisor = size(results, "core-backoff-supervisor");
+  const withSocket = size(results, "core-backoff-supervisor-websocket");
+  if (supervisor && withSocket) {
+    const ok = supervisor.status === "ok" && withSocket.status === "ok";
+    const added = ok ? withSocket.gzip - supervisor.gzip : Number.NaN;
+    add(
+      "The WebSocket module adds < 2 KB (minified + gzip) to a bundle with the BackoffSupervisor",
+      added,
+      ok ? `+${fmtBytes(added)} B` : "not available yet",
+      "< 2,048 B",
+      (v) => v < 2048,
+      ok
+        ? `${fmtBytes(supervisor.gzip)} B → ${fmtBytes(withSocket.gzip)} B`
+        : "",
+    );
+  }
   return rows;
 }
 
