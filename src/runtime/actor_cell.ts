@@ -223,7 +223,11 @@ export class ActorCell<T> extends ActorRef<T> implements ActorContext<T> {
     timeoutMs: number = DEFAULT_ASK_TIMEOUT_MS,
   ): Promise<R> {
     checkDelay("ask", "timeoutMs", timeoutMs);
-    const asker = new AskRef<R>(this.core, this.path, timeoutMs);
+    const asker = new AskRef<R>(
+      this.core,
+      this as unknown as ActorRef<never>,
+      timeoutMs,
+    );
     this.enqueue(message, asker as unknown as ActorRef<never>);
     return asker.promise;
   }

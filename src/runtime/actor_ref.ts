@@ -187,7 +187,7 @@ export class UndeliveredError extends Error {
 
 /** What an {@linkcode AskRef} needs from its system. */
 export interface AskOwner {
-  readonly pendingAsks: Set<AskRef<unknown>>;
+  readonly pendingAsks: PendingAsks;
   deadLetter(
     message: unknown,
     sender: unknown,
@@ -198,6 +198,10 @@ export interface AskOwner {
 
 let askCounter = 0;
 
+function now(): number {
+  return globalThis.performance?.now() ?? Date.now();
+}
+
 /**
  * The temporary sender of an `ask`: the first message told to it settles
  * the promise. Internal to the runtime.
@@ -205,28 +209,33 @@ let askCounter = 0;
 export class AskRef<R> extends ActorRef<unknown> {
   readonly promise: Promise<R>;
   readonly #owner: AskOwner;
+  readonly #target: ActorRef<never>;
   readonly #id = ++askCounter;
   #resolve!: (value: R) => void;
   #reject!: (error: Error) => void;
-  #timer: unknown;
   #settled = false;
+  /** When it times out, and its neighbours among the asks with its timeout (see {@linkcode PendingAsks}). */
+  deadline: number;
+  readonly timeoutMs: number;
+  previous: AskRef<unknown> | undefined = undefined;
+  next: AskRef<unknown> | undefined = undefined;
 
-  /** The path of the actor asked, for error messages. */
-  readonly targetPath: string;
-
-  constructor(owner: AskOwner, targetPath: string, timeoutMs: number) {
+  constructor(owner: AskOwner, target: ActorRef<never>, timeoutMs: number) {
     super();
     this.#owner = owner;
-    this.targetPath = targetPath;
+    this.#target = target;
+    this.timeoutMs = timeoutMs;
+    this.deadline = now() + timeoutMs;
     this.promise = new Promise<R>((resolve, reject) => {
       this.#resolve = resolve;
       this.#reject = reject;
     });
-    this.#timer = globalThis.setTimeout(
-      () => this.fail(new AskTimeoutError(targetPath, timeoutMs)),
-      timeoutMs,
-    );
     owner.pendingAsks.add(this as AskRef<unknown>);
+  }
+
+  /** The path of the actor asked, for error messages. */
+  get targetPath(): string {
+    return this.#target.path;
   }
 
   get path(): string {
@@ -238,8 +247,11 @@ export class AskRef<R> extends ActorRef<unknown> {
       this.#owner.deadLetter(message, sender, this, "ask already completed");
       return;
     }
-    this.#settle();
+    this.#settled = true;
+    // Resolve first: code awaiting this ask then runs before the deadline
+    // bookkeeping checks whether a timer is still needed (see PendingAsks).
     this.#resolve(message as R);
+    this.#owner.pendingAsks.remove(this as AskRef<unknown>);
   }
 
   ask<Q>(message: unknown): Promise<Q> {
@@ -257,13 +269,110 @@ export class AskRef<R> extends ActorRef<unknown> {
   /** Rejects the pending ask (message undelivered, timeout, or system terminated). */
   fail(error: Error): void {
     if (this.#settled) return;
-    this.#settle();
+    this.#settled = true;
     this.#reject(error);
+    this.#owner.pendingAsks.remove(this as AskRef<unknown>);
+  }
+}
+
+/** The pending asks with one timeout: soonest deadline first, and the timer for the first. */
+class AskQueue {
+  first: AskRef<unknown> | undefined = undefined;
+  last: AskRef<unknown> | undefined = undefined;
+  timer: unknown = undefined;
+  readonly expire = (): void => this.#expire();
+  readonly #pending: PendingAsks;
+
+  constructor(pending: PendingAsks) {
+    this.#pending = pending;
   }
 
-  #settle(): void {
-    this.#settled = true;
-    globalThis.clearTimeout(this.#timer as number);
-    this.#owner.pendingAsks.delete(this as AskRef<unknown>);
+  /** Fails every ask whose deadline has come, then waits for the next. */
+  #expire(): void {
+    this.timer = undefined;
+    const t = now();
+    for (
+      let ask = this.first;
+      ask !== undefined && ask.deadline <= t;
+      ask = this.first
+    ) {
+      ask.fail(new AskTimeoutError(ask.targetPath, ask.timeoutMs));
+    }
+    this.#pending.arm(this, t);
+  }
+}
+
+/**
+ * A system's pending asks. Asks with the same timeout time out in the order
+ * they were made, so each timeout keeps a linked list of its asks and one
+ * timer, for the first: an ask costs no timer of its own (a `setTimeout`
+ * and a `clearTimeout` were most of an ask's cost). A timer left with no
+ * ask is cleared once the code that awaited the last one has run, so a
+ * loop of sequential asks re-uses one timer, and none outlives its asks.
+ * Internal to the runtime.
+ */
+export class PendingAsks {
+  readonly #queues = new Map<number, AskQueue>();
+  #sweepQueued = false;
+  readonly #sweep = (): void => {
+    this.#sweepQueued = false;
+    for (const queue of this.#queues.values()) {
+      if (queue.first === undefined && queue.timer !== undefined) {
+        globalThis.clearTimeout(queue.timer as number);
+        queue.timer = undefined;
+      }
+    }
+  };
+
+  /** Registers a new ask; its deadline is the latest of its timeout's. */
+  add(ask: AskRef<unknown>): void {
+    let queue = this.#queues.get(ask.timeoutMs);
+    if (queue === undefined) {
+      queue = new AskQueue(this);
+      this.#queues.set(ask.timeoutMs, queue);
+    }
+    ask.previous = queue.last;
+    if (queue.last === undefined) queue.first = ask;
+    else queue.last.next = ask;
+    queue.last = ask;
+    if (queue.timer === undefined) this.arm(queue, now());
+  }
+
+  /** Forgets a settled ask. */
+  remove(ask: AskRef<unknown>): void {
+    const queue = this.#queues.get(ask.timeoutMs)!;
+    if (ask.previous === undefined) queue.first = ask.next;
+    else ask.previous.next = ask.next;
+    if (ask.next === undefined) queue.last = ask.previous;
+    else ask.next.previous = ask.previous;
+    ask.previous = undefined;
+    ask.next = undefined;
+    if (queue.first === undefined && !this.#sweepQueued) {
+      this.#sweepQueued = true;
+      queueMicrotask(this.#sweep);
+    }
+  }
+
+  /** Sets `queue`'s timer for its first deadline, if it has an ask. */
+  arm(queue: AskQueue, t: number): void {
+    if (queue.first === undefined) return;
+    queue.timer = globalThis.setTimeout(
+      queue.expire,
+      Math.max(0, queue.first.deadline - t),
+    );
+  }
+
+  /** Fails every pending ask (the system terminated) and clears every timer. */
+  failAll(reason: string): void {
+    for (const queue of this.#queues.values()) {
+      while (queue.first !== undefined) {
+        const ask = queue.first;
+        ask.fail(new UndeliveredError(ask.targetPath, reason));
+      }
+      if (queue.timer !== undefined) {
+        globalThis.clearTimeout(queue.timer as number);
+        queue.timer = undefined;
+      }
+    }
   }
 }

@@ -19,6 +19,7 @@ import {
   ActorRef,
   type AskOwner,
   AskRef,
+  PendingAsks,
   UndeliveredError,
 } from "./actor_ref.ts";
 import { Dispatcher } from "./dispatcher.ts";
@@ -103,7 +104,7 @@ export class SystemCore implements AskOwner {
   readonly logLevel: LogLevel;
   readonly logSink: LogSink;
   readonly log: Logger;
-  readonly pendingAsks: Set<AskRef<unknown>> = new Set();
+  readonly pendingAsks: PendingAsks = new PendingAsks();
   readonly deadLetters: DeadLettersRef;
   readonly guardian: ActorCell<never>;
   terminating = false;
@@ -169,9 +170,7 @@ export class SystemCore implements AskOwner {
   /** The guardian stopped: the whole tree is down. */
   guardianTerminated(): void {
     this.dispatcher.close();
-    for (const ask of [...this.pendingAsks]) {
-      ask.fail(new UndeliveredError(ask.targetPath, "actor system terminated"));
-    }
+    this.pendingAsks.failAll("actor system terminated");
     this.#resolveTerminated();
   }
 }

@@ -240,6 +240,56 @@ describe("ActorRef.ask timeouts", () => {
     assert.ok(outcome[0] instanceof AskTimeoutError);
   });
 
+  it("times out each ask at its own deadline, whatever happened to earlier ones", async () => {
+    // Answers "answer-me" and nothing else.
+    const picky = system.actorOf(
+      fnProps((a, m) => {
+        if (m === "answer-me") a.sender?.tell("ok");
+      }),
+      "picky",
+    );
+    const settledAt: Record<string, number> = {};
+    const ask = (message: string, timeoutMs: number) =>
+      picky.ask(message, timeoutMs).then(
+        () => (settledAt[message] = Date.now()),
+        () => (settledAt[message] = -Date.now()), // negative: timed out
+      );
+    const start = Date.now();
+    ask("answer-me", 1_000);
+    await clock.tickAsync(300);
+    ask("a@300", 1_000);
+    await clock.tickAsync(300);
+    ask("b@600", 1_000);
+    ask("short@600", 100);
+    await clock.tickAsync(2_000);
+    assert.deepEqual(
+      Object.fromEntries(
+        Object.entries(settledAt).map((
+          [k, t],
+        ) => [k, Math.sign(t) * (Math.abs(t) - start)]),
+      ),
+      {
+        "answer-me": 0,
+        "a@300": -1_300,
+        "short@600": -700,
+        "b@600": -1_600,
+      },
+    );
+  });
+
+  it("leaves no timer behind once its asks are settled", async () => {
+    const echo = system.actorOf(fnProps((a, m) => a.sender?.tell(m)), "echo");
+    const silent = system.actorOf(fnProps(() => {}), "silent");
+    await clock.tickAsync(0);
+    for (let i = 0; i < 3; i++) assert.equal(await echo.ask(i, 1_000), i);
+    await Promise.resolve();
+    assert.equal(clock.countTimers(), 0);
+    const timedOut = silent.ask("q", 1_000).catch((e: unknown) => e);
+    await clock.tickAsync(1_000);
+    assert.ok((await timedOut) instanceof AskTimeoutError);
+    assert.equal(clock.countTimers(), 0);
+  });
+
   it("sends a reply that arrives after the timeout to dead letters", async () => {
     const dead = collectDeadLetters(system);
     // Answers 2 s later, from a timer message that carries the asker.
