@@ -61,9 +61,11 @@ export async function runScenario(
 
   // The server goes away; 50 messages are written while it is down.
   await server.kill();
+  // At least one: on a loaded machine the first retry (100 ms) may already
+  // have failed too by the time the client is polled.
   await waitFor(
     "the close",
-    async () => count(await client.events(), "WebSocketClosed") === 1,
+    async () => count(await client.events(), "WebSocketClosed") >= 1,
   );
   const messages = Array.from({ length: 50 }, (_, i) => `m${i}`);
   await client.send(messages);
