@@ -316,11 +316,14 @@ export class PendingAsks {
   #sweepQueued = false;
   readonly #sweep = (): void => {
     this.#sweepQueued = false;
-    for (const queue of this.#queues.values()) {
-      if (queue.first === undefined && queue.timer !== undefined) {
+    for (const [timeoutMs, queue] of this.#queues) {
+      if (queue.first !== undefined) continue;
+      if (queue.timer !== undefined) {
         globalThis.clearTimeout(queue.timer as number);
         queue.timer = undefined;
       }
+      // Timeouts computed per call (a remaining budget) must not pile up.
+      this.#queues.delete(timeoutMs);
     }
   };
 
