@@ -7,11 +7,12 @@
  *
  * One microtask starts a drain; the loop then runs every ready actor in
  * turn (each for at most {@linkcode THROUGHPUT} messages, for fairness)
- * until nothing is ready. So a message costs a few array operations and a
- * call, not a microtask. To keep the host responsive, the loop checks the
- * clock every {@linkcode CLOCK_CHECK_INTERVAL} actor runs and, after
- * {@linkcode SLICE_MS} of work, yields to the event loop, letting timers,
- * I/O and rendering in.
+ * until nothing is ready. So a message costs a few field or array
+ * operations and a call, not a microtask. To keep the host responsive, the
+ * loop checks the clock every {@linkcode CLOCK_CHECK_INTERVAL} actor runs
+ * and, after {@linkcode SLICE_MS} of work (timed from the first check, so a
+ * short drain never reads the clock), yields to the event loop, letting
+ * timers, I/O and rendering in.
  *
  * The yield is a `MessageChannel` message where one exists: a macrotask with
  * no minimum delay (`setTimeout(0)` waits at least 1 ms in Node and 4 ms in
