@@ -26,6 +26,7 @@ import {
 import type { ActorRef } from "../runtime/actor_ref.ts";
 import { Mailbox } from "../runtime/mailbox.ts";
 import { Props } from "../runtime/props.ts";
+import { now } from "../runtime/timers.ts";
 import { describeValue } from "../supervision/describe_value.ts";
 import { Directive, OneForOneStrategy } from "../supervision/strategy.ts";
 import {
@@ -421,10 +422,6 @@ interface Settings<T> {
   readonly decision: () => BackoffDecision;
 }
 
-function defaultClock(): number {
-  return globalThis.performance?.now() ?? Date.now();
-}
-
 function invalid(option: string, expected: string, value: unknown): never {
   throw new (typeof value === "number" ? RangeError : TypeError)(
     `Cannot create BackoffSupervisor: "${option}" must be ${expected} (got ${
@@ -459,7 +456,7 @@ function settingsFrom<T>(options: BackoffOptions<T>): Settings<T> {
     maxStashSize = 1000,
     forwardDuringGrace = true,
     maxRestarts = Infinity,
-    clock = defaultClock,
+    clock = now,
   } = options;
   if (!(childProps instanceof Props)) {
     invalid(
@@ -810,12 +807,15 @@ export class BackoffSupervisor<T> extends Actor<unknown> {
         stableAfterMs,
       );
     }
-    if (drainGraceMs === 0) this.#drainStash();
-    else {this.context.timers.startSingleTimer(
+    if (drainGraceMs === 0) {
+      this.#drainStash();
+    } else {
+      this.context.timers.startSingleTimer(
         "grace",
         new GraceElapsed(child),
         drainGraceMs,
-      );}
+      );
+    }
   }
 
   #childStopping(child: ActorRef<never>, undelivered: Envelope[]): void {
@@ -824,15 +824,15 @@ export class BackoffSupervisor<T> extends Actor<unknown> {
     // the stash (which only fills while the child is down or in its grace),
     // so they go in front.
     if (undelivered.length === 0) return;
+    if (this.#settings.forward === "drop") {
+      for (const { message, sender } of undelivered) {
+        this.#undeliverable(message, sender, "child stopped (forward: drop)");
+      }
+      return;
+    }
     const earlier = new Mailbox();
     for (const { message, sender } of undelivered) {
       earlier.push(message, sender);
-    }
-    if (this.#settings.forward === "drop") {
-      earlier.forEach((message, sender) =>
-        this.#undeliverable(message, sender, "child stopped (forward: drop)")
-      );
-      return;
     }
     this.#stash.prependAll(earlier);
     this.#trimStash();
@@ -869,9 +869,11 @@ export class BackoffSupervisor<T> extends Actor<unknown> {
       child.tell(message as T, sender);
     } else if (child === undefined && forward === "drop") {
       this.#undeliverable(message, sender, "no child running (forward: drop)");
+    } else if (this.#stash.size >= this.#settings.maxStashSize) {
+      // The newest message is the one over the limit: no need to touch the stash.
+      this.#undeliverable(message, sender, this.#stashFullReason());
     } else {
       this.#stash.push(message, sender);
-      this.#trimStash();
     }
   }
 
@@ -881,13 +883,16 @@ export class BackoffSupervisor<T> extends Actor<unknown> {
     if (this.#stash.size <= maxStashSize) return;
     const all = this.#stash.drain();
     for (let i = 0; i < all.length; i += 2) {
-      if (i / 2 < maxStashSize) this.#stash.push(all[i], all[i + 1]);
-      else {this.#undeliverable(
-          all[i],
-          all[i + 1],
-          `stash full (maxStashSize ${maxStashSize})`,
-        );}
+      if (i / 2 < maxStashSize) {
+        this.#stash.push(all[i], all[i + 1]);
+      } else {
+        this.#undeliverable(all[i], all[i + 1], this.#stashFullReason());
+      }
     }
+  }
+
+  #stashFullReason(): string {
+    return `stash full (maxStashSize ${this.#settings.maxStashSize})`;
   }
 
   #drainStash(): void {

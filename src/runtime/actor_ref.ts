@@ -8,6 +8,8 @@
  * @module
  */
 
+import { now } from "./timers.ts";
+
 /**
  * The default `ask` timeout in milliseconds.
  *
@@ -198,10 +200,6 @@ export interface AskOwner {
 
 let askCounter = 0;
 
-function now(): number {
-  return globalThis.performance?.now() ?? Date.now();
-}
-
 /**
  * The temporary sender of an `ask`: the first message told to it settles
  * the promise. Internal to the runtime.
@@ -279,17 +277,10 @@ export class AskRef<R> extends ActorRef<unknown> {
 class AskQueue {
   first: AskRef<unknown> | undefined = undefined;
   last: AskRef<unknown> | undefined = undefined;
-  timer: unknown = undefined;
-  readonly expire = (): void => this.#expire();
-  readonly #pending: PendingAsks;
-
-  constructor(pending: PendingAsks) {
-    this.#pending = pending;
-  }
-
+  #timer: unknown = undefined;
   /** Fails every ask whose deadline has come, then waits for the next. */
-  #expire(): void {
-    this.timer = undefined;
+  readonly #expire = (): void => {
+    this.#timer = undefined;
     const t = now();
     for (
       let ask = this.first;
@@ -298,7 +289,23 @@ class AskQueue {
     ) {
       ask.fail(new AskTimeoutError(ask.targetPath, ask.timeoutMs));
     }
-    this.#pending.arm(this, t);
+    this.arm(t);
+  };
+
+  /** Sets the timer for the first deadline, unless it is set or nothing waits. */
+  arm(t: number): void {
+    if (this.#timer !== undefined || this.first === undefined) return;
+    this.#timer = globalThis.setTimeout(
+      this.#expire,
+      Math.max(0, this.first.deadline - t),
+    );
+  }
+
+  /** Clears the timer, if set. */
+  disarm(): void {
+    if (this.#timer === undefined) return;
+    globalThis.clearTimeout(this.#timer as number);
+    this.#timer = undefined;
   }
 }
 
@@ -318,10 +325,7 @@ export class PendingAsks {
     this.#sweepQueued = false;
     for (const [timeoutMs, queue] of this.#queues) {
       if (queue.first !== undefined) continue;
-      if (queue.timer !== undefined) {
-        globalThis.clearTimeout(queue.timer as number);
-        queue.timer = undefined;
-      }
+      queue.disarm();
       // Timeouts computed per call (a remaining budget) must not pile up.
       this.#queues.delete(timeoutMs);
     }
@@ -331,14 +335,14 @@ export class PendingAsks {
   add(ask: AskRef<unknown>): void {
     let queue = this.#queues.get(ask.timeoutMs);
     if (queue === undefined) {
-      queue = new AskQueue(this);
+      queue = new AskQueue();
       this.#queues.set(ask.timeoutMs, queue);
     }
     ask.previous = queue.last;
     if (queue.last === undefined) queue.first = ask;
     else queue.last.next = ask;
     queue.last = ask;
-    if (queue.timer === undefined) this.arm(queue, now());
+    queue.arm(now());
   }
 
   /** Forgets a settled ask. */
@@ -356,15 +360,6 @@ export class PendingAsks {
     }
   }
 
-  /** Sets `queue`'s timer for its first deadline, if it has an ask. */
-  arm(queue: AskQueue, t: number): void {
-    if (queue.first === undefined) return;
-    queue.timer = globalThis.setTimeout(
-      queue.expire,
-      Math.max(0, queue.first.deadline - t),
-    );
-  }
-
   /** Fails every pending ask (the system terminated) and clears every timer. */
   failAll(reason: string): void {
     for (const queue of this.#queues.values()) {
@@ -372,10 +367,7 @@ export class PendingAsks {
         const ask = queue.first;
         ask.fail(new UndeliveredError(ask.targetPath, reason));
       }
-      if (queue.timer !== undefined) {
-        globalThis.clearTimeout(queue.timer as number);
-        queue.timer = undefined;
-      }
+      queue.disarm();
     }
   }
 }

@@ -29,6 +29,7 @@
  */
 
 import { ringSlots } from "./mailbox.ts";
+import { now } from "./timers.ts";
 
 /** Something the dispatcher can run: an actor cell. */
 export interface Runnable {
@@ -44,10 +45,6 @@ export const SLICE_MS = 5;
 const CLOCK_CHECK_INTERVAL = 128;
 const INITIAL_CAPACITY = 16; // a power of two
 
-function now(): number {
-  return globalThis.performance?.now() ?? Date.now();
-}
-
 /** The ready queue and its drain loop. Internal to the runtime. */
 export class Dispatcher {
   /**
@@ -57,7 +54,7 @@ export class Dispatcher {
    */
   #first: Runnable | undefined = undefined;
   /** The ring of the other ready runnables, all queued after `#first`. */
-  #ready: (Runnable | undefined)[] = ringSlots([], 0, 0, INITIAL_CAPACITY);
+  #ready: (Runnable | undefined)[] = new Array(INITIAL_CAPACITY);
   #head = 0;
   #length = 0;
   /** A drain is queued (microtask) or running. */

@@ -32,7 +32,7 @@ export function ringSlots<T>(
 
 /** A FIFO of (message, sender) pairs. Internal to the runtime. */
 export class Mailbox {
-  #slots: unknown[] = ringSlots([], 0, 0, INITIAL_SLOTS);
+  #slots: unknown[] = new Array(INITIAL_SLOTS);
   #head = 0; // slot index of the oldest message
   #length = 0; // slots in use (twice the number of messages)
   /** The sender of the message most recently returned by {@linkcode shift}. */
@@ -110,7 +110,7 @@ export class Mailbox {
   drain(): unknown[] {
     const out: unknown[] = [];
     this.forEach((message, sender) => out.push(message, sender));
-    this.#slots = ringSlots([], 0, 0, INITIAL_SLOTS);
+    this.#slots = new Array(INITIAL_SLOTS);
     this.#head = 0;
     this.#length = 0;
     return out;

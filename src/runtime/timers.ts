@@ -17,6 +17,15 @@ import { MAX_TIMER_DELAY_MS } from "../backoff/max_timer_delay.ts";
 import { describeValue } from "../supervision/describe_value.ts";
 
 /**
+ * The runtime's clock, in milliseconds: `performance.now()` (monotonic)
+ * where it exists, else `Date.now()`. Read from `globalThis` at each call,
+ * so fake timers installed by a test take effect. Internal to the runtime.
+ */
+export function now(): number {
+  return globalThis.performance?.now() ?? Date.now();
+}
+
+/**
  * Keyed timers of one actor, as `this.context.timers`. Each delivers its
  * message to the actor itself; starting a timer with a key in use replaces
  * the old one. All are cancelled when the actor stops or restarts.
