@@ -10,6 +10,9 @@ import {
 import { dirname, join, relative, resolve, sep } from "node:path";
 import process from "node:process";
 import { fileURLToPath } from "node:url";
+import { parseJsonc } from "./jsonc.mjs";
+
+export { parseJsonc };
 
 /** Repository root (the directory holding deno.json and package.json). */
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
@@ -76,29 +79,6 @@ export function walk(dir) {
     else out.push(full);
   }
   return out;
-}
-
-/** Parses JSON with comments and trailing commas (deno.json allows both). */
-export function parseJsonc(text) {
-  let out = "";
-  for (let i = 0; i < text.length; i++) {
-    const c = text[i];
-    if (c === '"') {
-      let j = i + 1;
-      while (j < text.length && text[j] !== '"') j += text[j] === "\\" ? 2 : 1;
-      out += text.slice(i, j + 1);
-      i = j;
-    } else if (c === "/" && text[i + 1] === "/") {
-      while (i < text.length && text[i] !== "\n") i++;
-      out += "\n";
-    } else if (c === "/" && text[i + 1] === "*") {
-      const end = text.indexOf("*/", i + 2);
-      i = end < 0 ? text.length : end + 1;
-    } else {
-      out += c;
-    }
-  }
-  return JSON.parse(out.replace(/,(\s*[}\]])/g, "$1"));
 }
 
 export function readDenoJson() {

@@ -7,6 +7,9 @@ import { dirname, join } from "node:path";
 import { cwd } from "node:process";
 import { fileURLToPath } from "node:url";
 
+// The harness's own parser, so the tests read deno.json exactly as it does.
+export { parseJsonc } from "../../scripts/lib/jsonc.mjs";
+
 /** Walks up from this file (or the cwd) to the directory with jsr.json. */
 export function findRepoRoot(): string {
   const starts = [dirname(fileURLToPath(import.meta.url)), cwd()];
@@ -24,27 +27,4 @@ export function findRepoRoot(): string {
     }
   }
   throw new Error("could not find the repository root (deno.json + jsr.json)");
-}
-
-/** Parses JSON with comments and trailing commas (deno.json allows both). */
-export function parseJsonc(text: string): unknown {
-  let out = "";
-  for (let i = 0; i < text.length; i++) {
-    const c = text[i];
-    if (c === '"') {
-      let j = i + 1;
-      while (j < text.length && text[j] !== '"') j += text[j] === "\\" ? 2 : 1;
-      out += text.slice(i, j + 1);
-      i = j;
-    } else if (c === "/" && text[i + 1] === "/") {
-      while (i < text.length && text[i] !== "\n") i++;
-      out += "\n";
-    } else if (c === "/" && text[i + 1] === "*") {
-      const end = text.indexOf("*/", i + 2);
-      i = end < 0 ? text.length : end + 1;
-    } else {
-      out += c;
-    }
-  }
-  return JSON.parse(out.replace(/,(\s*[}\]])/g, "$1"));
 }
