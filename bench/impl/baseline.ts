@@ -90,39 +90,39 @@ function fanoutCall(n: number): Promise<Sample> {
 
 /**
  * The memory floor of an idle actor: plain objects of the same shape as an
- * understudy actor (a cell with the same 12 fields, an instance holding its
- * context, a generated name), registered in a Map as children are.
+ * understudy actor (a cell with the same 12 fields, keyed by its sequence
+ * number, and an instance holding its context), registered in an array as
+ * children are.
  */
 function spawnPlain(n: number): Promise<Sample> {
   const refs = handles(n);
   gc();
   const before = heapUsed();
   const t0 = now();
-  const parent = { children: new Map<string, unknown>() };
+  const parent = { children: [] as unknown[] };
   for (let i = 0; i < n; i++) {
-    const name = `$${i.toString(36)}`;
     const cell = {
       core: parent,
       parentCell: parent,
-      name,
+      childKey: i,
+      childSlot: parent.children.length,
       props: parent,
       actor: undefined as unknown,
       status: 2,
       flags: 0,
       mailbox: undefined,
-      childrenByName: undefined,
       currentMessage: undefined,
       currentSender: undefined,
       extras: undefined,
     };
     cell.actor = { context: cell };
-    parent.children.set(name, cell);
+    parent.children.push(cell);
     refs[i] = cell;
   }
   const ms = now() - t0;
   gc();
   const bytesPerActor = (heapUsed() - before) / n;
-  sink += parent.children.size;
+  sink += parent.children.length;
   return Promise.resolve({ ms, bytesPerActor });
 }
 

@@ -29,6 +29,7 @@ import {
 } from "./actor.ts";
 import { ActorRef, AskRef, DEFAULT_ASK_TIMEOUT_MS } from "./actor_ref.ts";
 import type { ActorSystem, SystemCore } from "./actor_system.ts";
+import { Children } from "./children.ts";
 import { THROUGHPUT } from "./dispatcher.ts";
 import {
   ActorFailed,
@@ -147,8 +148,8 @@ class CellExtras {
   restartStats: RestartStatistics | undefined = undefined;
   /** Typed restartWithBackoff: the restart count and its rules. */
   backoff: BackoffDecision | undefined = undefined;
-  /** Live children by {@linkcode ActorCell.childKey}, in creation order. */
-  children: Map<string | number, ActorCell<never>> | undefined = undefined;
+  /** Live children, in creation order. */
+  children: Children<ActorCell<never>> | undefined = undefined;
   generatedNames = 0;
   /** Typed restartWithBackoff: the pending restart, and how many messages may wait for it. */
   backoffTimer: unknown = undefined;
@@ -163,11 +164,12 @@ export class ActorCell<T> extends ActorRef<T> implements ActorContext<T> {
   readonly parentCell: ActorCell<never> | undefined;
   /**
    * The key in the parent's children: the name given, or for a generated
-   * name its sequence number. Spawning many unnamed actors then makes no
-   * strings and the parent's map hashes small integers, which is several
-   * times faster than hashing fresh strings.
+   * name its sequence number, so spawning many unnamed actors makes no
+   * strings.
    */
   readonly childKey: string | number;
+  /** Where this cell sits in its parent's {@linkcode Children}. */
+  childSlot = 0;
   readonly props: Props<T>;
   actor: Actor<T> | undefined = undefined;
   status: number = NEW;
@@ -375,8 +377,7 @@ export class ActorCell<T> extends ActorRef<T> implements ActorContext<T> {
   }
 
   get children(): readonly ActorRef<never>[] {
-    const children = this.extras?.children;
-    return children === undefined ? [] : [...children.values()];
+    return this.extras?.children?.toArray() ?? [];
   }
 
   child(name: string): ActorRef<unknown> | undefined {
@@ -501,7 +502,7 @@ export class ActorCell<T> extends ActorRef<T> implements ActorContext<T> {
       throw new Error(`Cannot create actor under ${this.path}: it is stopping`);
     }
     const extras = this.#extras();
-    const children = extras.children ??= new Map();
+    const children = extras.children ??= new Children();
     let childKey: string | number;
     if (name === undefined) {
       childKey = extras.generatedNames++;
@@ -526,7 +527,7 @@ export class ActorCell<T> extends ActorRef<T> implements ActorContext<T> {
       childKey,
       props,
     );
-    children.set(childKey, child as unknown as ActorCell<never>);
+    children.add(child as unknown as ActorCell<never>);
     child.#scheduleIfRunnable();
     return child;
   }
@@ -534,7 +535,7 @@ export class ActorCell<T> extends ActorRef<T> implements ActorContext<T> {
   /** A child has stopped for good. */
   childTerminated(child: ActorCell<never>): void {
     const children = this.extras?.children;
-    children?.delete(child.childKey);
+    children?.remove(child);
     if (this.status === STOPPING) {
       if (children === undefined || children.size === 0) {
         this.#finishStop();
@@ -548,12 +549,9 @@ export class ActorCell<T> extends ActorRef<T> implements ActorContext<T> {
   }
 
   #hasStoppingChildren(): boolean {
-    for (const child of this.extras?.children?.values() ?? []) {
-      if (child.status >= STOPPING || (child.flags & STOP_REQUESTED) !== 0) {
-        return true;
-      }
-    }
-    return false;
+    return this.extras?.children?.some((child) =>
+      child.status >= STOPPING || (child.flags & STOP_REQUESTED) !== 0
+    ) ?? false;
   }
 
   // ───────────────────────── Processing ─────────────────────────
@@ -845,7 +843,7 @@ export class ActorCell<T> extends ActorRef<T> implements ActorContext<T> {
     // Without an instance (it failed while starting) resuming means starting again.
     this.status = this.actor === undefined ? NEW : RUNNING;
     // Children suspended because this actor escalated for them resume too.
-    for (const child of this.extras?.children?.values() ?? []) {
+    for (const child of this.extras?.children?.toArray() ?? []) {
       if ((child.flags & AWAITING_PARENT) !== 0) child.resume();
     }
     this.#scheduleIfRunnable();
@@ -917,7 +915,7 @@ export class ActorCell<T> extends ActorRef<T> implements ActorContext<T> {
     }
     child.#reportFailure(error, directive, strategy.loggingEnabled);
     const targets = strategy.appliesToAllChildren && directive !== "resume"
-      ? [...this.extras!.children!.values()]
+      ? this.extras!.children!.toArray()
       : [child];
     switch (directive) {
       case "resume":
@@ -1057,7 +1055,7 @@ export class ActorCell<T> extends ActorRef<T> implements ActorContext<T> {
     if (children === undefined || children.size === 0) {
       this.#finishStop();
     } else {
-      for (const child of children.values()) child.requestStop();
+      for (const child of children.toArray()) child.requestStop();
     }
   }
 

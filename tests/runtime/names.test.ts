@@ -171,6 +171,85 @@ describe("context.child and context.children", () => {
     }
   });
 
+  it("keep creation order and lookups as many children stop and new ones start", async () => {
+    const system = createSystem();
+    try {
+      let postStops = 0;
+      class Child extends Actor<string> {
+        onReceive(): void {}
+        override postStop(): void {
+          postStops++;
+        }
+      }
+      const childProps = Props.create(() => new Child());
+      type Command =
+        | { spawn: (string | undefined)[] }
+        | { stop: (name: string, index: number) => boolean }
+        | "look";
+      const looks: { names: string[]; found: (string | undefined)[] }[] = [];
+      const created: string[] = [];
+      const nameOf = (ref: ActorRef<unknown>) =>
+        ref.path.slice(ref.path.lastIndexOf("/") + 1);
+      class Parent extends Actor<Command> {
+        onReceive(command: Command): void {
+          if (command === "look") {
+            looks.push({
+              names: this.context.children.map(nameOf),
+              found: created.map((name) =>
+                this.context.child(name) === undefined ? undefined : name
+              ),
+            });
+          } else if ("spawn" in command) {
+            for (const name of command.spawn) {
+              created.push(nameOf(this.context.actorOf(childProps, name)));
+            }
+          } else {
+            this.context.children.forEach((child, index) => {
+              if (command.stop(nameOf(child), index)) this.context.stop(child);
+            });
+          }
+        }
+      }
+      const parent = system.actorOf(Props.create(() => new Parent()), "parent");
+      // 120 children, every third one named. The first look also finds
+      // generated names, so later lookups use an index kept up to date.
+      for (let i = 0; i < 40; i++) {
+        parent.tell({ spawn: [undefined, undefined, `n${i}`] });
+      }
+      parent.tell("look");
+      await settle();
+      assert.equal(created.length, 120);
+      assert.deepEqual(looks[0].names, created);
+      assert.deepEqual(looks[0].found, created);
+      // Stop three in four (90 stops), then the newest survivor, then start
+      // a child under a freed name and an unnamed one, and stop the latter.
+      parent.tell({ stop: (_name, index) => index % 4 !== 0 });
+      await settle();
+      parent.tell({ stop: (_name, index) => index === 29 });
+      await settle();
+      parent.tell({ spawn: ["n1", undefined] });
+      await settle();
+      parent.tell({ stop: (name) => name === created[121] });
+      await settle();
+      parent.tell("look");
+      await settle();
+      assert.equal(created[120], "n1");
+      const live = created.filter((_name, index) =>
+        (index % 4 === 0 && index < 116) || index === 120
+      );
+      assert.deepEqual(looks[1].names, live);
+      assert.deepEqual(
+        looks[1].found,
+        created.map((name) => live.includes(name) ? name : undefined),
+      );
+      assert.equal(postStops, 122 - live.length);
+      await system.terminate();
+      assert.equal(postStops, 122, "every child stopped exactly once");
+    } finally {
+      await system.terminate();
+    }
+  });
+
   it("find an unnamed child by its generated name, and by nothing else", async () => {
     const system = createSystem();
     try {
