@@ -296,6 +296,22 @@ const run = {
   crashTo: undefined as ActorRef<string> | undefined,
 };
 
+/** Resets `run` for a run of `target`; resolves `finished` (and `started`) when it says so. */
+function resetRun(
+  target: number,
+): { finished: Promise<void>; started: Promise<void> } {
+  const finished = signal();
+  const started = signal();
+  Object.assign(run, {
+    target,
+    count: 0,
+    started: started.resolve,
+    finished: finished.resolve,
+    crashTo: undefined,
+  });
+  return { finished: finished.promise, started: started.promise };
+}
+
 /** Counts to `run.target`; classes live at module level so every run uses the same ones. */
 class Worker extends Actor<number> {
   override preStart(): void {
@@ -310,27 +326,20 @@ const workerProps = Props.create(() => new Worker()) as Props<unknown>;
 
 async function tellThrough(n: number, viaSupervisor: boolean): Promise<Sample> {
   const system = newSystem();
-  const finished = signal();
-  const childStarted = signal();
-  Object.assign(run, {
-    target: n,
-    count: 0,
-    started: childStarted.resolve,
-    finished: finished.resolve,
-  });
+  const { finished, started: childStarted } = resetRun(n);
   const ref: ActorRef<unknown> = viaSupervisor
     ? system.actorOf(
       supervisorProps(workerProps, [{ minBackoff: 100, maxBackoff: 10_000 }]),
       "supervisor",
     )
     : system.actorOf(workerProps, "worker");
-  await childStarted.promise;
+  await childStarted;
   // Steady state: past the supervisor's grace window after a (re)spawn
   // (`drainGraceMs`, by default min(50 ms, minBackoff)), both ways alike.
   await tick(STEADY_AFTER_MS);
   const t0 = now();
   for (let i = 0; i < n; i++) ref.tell(i);
-  await finished.promise;
+  await finished;
   const ms = now() - t0;
   await system.terminate();
   return { ms, ops: n };
@@ -355,13 +364,7 @@ const crashyProps = Props.create(() => new Crashy());
 
 async function crashBackoff(cycles: number): Promise<Sample> {
   const system = newSystem();
-  const finished = signal();
-  Object.assign(run, {
-    target: cycles,
-    count: 0,
-    finished: finished.resolve,
-    crashTo: undefined,
-  });
+  const { finished } = resetRun(cycles);
   const props = supervisorProps(crashyProps as Props<unknown>, [
     { minBackoff: 0, maxBackoff: 0 },
     { minBackoff: 0, maxBackoff: 1 },
@@ -369,7 +372,7 @@ async function crashBackoff(cycles: number): Promise<Sample> {
   ]);
   const t0 = now();
   run.crashTo = system.actorOf(props, "supervisor") as ActorRef<string>;
-  await finished.promise;
+  await finished;
   const ms = now() - t0;
   await system.terminate();
   return { ms, ops: cycles };
@@ -388,16 +391,10 @@ const parentProps = Props.create(() => new Parent());
 
 async function crashClassic(cycles: number): Promise<Sample> {
   const system = newSystem();
-  const finished = signal();
-  Object.assign(run, {
-    target: cycles,
-    count: 0,
-    finished: finished.resolve,
-    crashTo: undefined,
-  });
+  const { finished } = resetRun(cycles);
   const t0 = now();
   system.actorOf(parentProps, "parent");
-  await finished.promise;
+  await finished;
   const ms = now() - t0;
   await system.terminate();
   return { ms, ops: cycles };

@@ -80,12 +80,7 @@ export class Children<C extends Child> {
     if (typeof key === "string") this.#named!.delete(key);
     else this.#numbered?.delete(key);
     if (slot === slots.length - 1) {
-      slots.pop();
-      // Trailing holes go too, so the array shrinks when children stop newest first.
-      while (this.#holes > 0 && slots[slots.length - 1] === undefined) {
-        slots.pop();
-        this.#holes--;
-      }
+      slots.pop(); // the newest child: a parent with one short-lived child at a time makes no holes
       return;
     }
     slots[slot] = undefined;
