@@ -65,6 +65,7 @@ export {
   ActorRestarted,
   ActorStarted,
   ActorStopped,
+  ActorStopTimedOut,
   DeadLetter,
   type EventClass,
   type EventListener,

@@ -36,6 +36,7 @@ import {
   ActorRestarted,
   ActorStarted,
   ActorStopped,
+  ActorStopTimedOut,
 } from "./event_stream.ts";
 import { Logger } from "./logging.ts";
 import { Mailbox } from "./mailbox.ts";
@@ -47,10 +48,11 @@ import {
   type TimerScheduler,
   TimerTicket,
 } from "./timers.ts";
-import { describeValue } from "../supervision/describe_value.ts";
+import { describeError, describeValue } from "../supervision/describe_value.ts";
 import { BackoffDecision } from "../supervision/backoff_decision.ts";
 import {
   defaultStrategy,
+  FaultHandlingStrategy,
   requestRestartPermission,
   type RestartStatistics,
 } from "../supervision/strategy.ts";
@@ -72,9 +74,17 @@ const RESTART_PENDING = 8; // restart once the children being stopped are gone
 const AWAITING_PARENT = 16; // suspended after escalating; follows the parent's fate
 const FORWARDS = 32; // the actor's hooks may pass messages straight to a child
 const HANDED = 64; // a message waits in currentMessage/currentSender, ahead of the mailbox
+const POST_STOP_CALLED = 128; // postStop has run or is running: never call it twice
 
-/** Marks a failure that happened outside any message (in start or restart). */
+/**
+ * Marks a failure that happened outside any message (in start or restart);
+ * as `currentMessage`, it means no turn is under way.
+ */
 const NO_MESSAGE: unique symbol = Symbol("no message");
+/** `currentMessage` after `stash()` took it: it is not this turn's to lose. */
+const STASHED: unique symbol = Symbol("stashed");
+/** `currentMessage` after `stash()` overflowed: already a dead letter. */
+const STASH_OVERFLOWED: unique symbol = Symbol("stash overflowed");
 
 /**
  * Sender slot marker: the message slot holds a notice from the runtime (a
@@ -83,16 +93,45 @@ const NO_MESSAGE: unique symbol = Symbol("no message");
  */
 const FROM_RUNTIME: unique symbol = Symbol("runtime notice");
 
-function errorText(error: unknown): string {
-  return error instanceof Error
-    ? `${error.name}: ${error.message}`
-    : String(error);
-}
-
+/**
+ * Whether a hook's result is to be awaited. Reading `then` is user code (a
+ * getter, a Proxy), so it may throw: that is the hook's failure, reported
+ * by the caller's `catch`.
+ */
 function isThenable(value: unknown): value is PromiseLike<unknown> {
   return value !== undefined && value !== null &&
+    (typeof value === "object" || typeof value === "function") &&
     typeof (value as PromiseLike<unknown>).then === "function";
 }
+
+/**
+ * Runs `onFulfilled` or `onRejected` once `result` settles. Through
+ * `Promise.resolve`, a hostile thenable (a `then` that throws, calls back
+ * twice, or never calls back) can only reject or stay pending: it never
+ * throws into the runtime, and one callback runs at most once.
+ */
+function whenSettled(
+  result: PromiseLike<unknown>,
+  onFulfilled: () => void,
+  onRejected: (error: unknown) => void,
+): void {
+  Promise.resolve(result).then(onFulfilled, onRejected);
+}
+
+/**
+ * An async handler or start hook in flight. The cell keeps the one it
+ * waits for; the settlement of any other (abandoned at a stop, or left
+ * behind by a restart) is stale.
+ */
+interface InFlight {
+  readonly message: unknown;
+  readonly sender: unknown;
+  /** A stop gave up on it (and dead-lettered its message). */
+  abandoned: boolean;
+}
+
+/** What a stop waited for when its shutdown timeout passed. */
+type StopWait = ActorStopTimedOut["waitingFor"];
 
 const NAME_PATTERN = /^[^/$\s][^/\s]*$/;
 
@@ -156,6 +195,10 @@ class CellExtras {
   backoffCapacity = 0;
   /** Why the next start is a restart; NO_MESSAGE for a first start. */
   restartReason: unknown = NO_MESSAGE;
+  /** The async hook or handler the cell waits for (with the BUSY flag). */
+  inFlight: InFlight | undefined = undefined;
+  /** Bounds a stop's wait for the handler in flight or for `postStop`. */
+  stopTimer: unknown = undefined;
 }
 
 /** A local actor's ref, context and state machine. Internal to the runtime. */
@@ -182,7 +225,7 @@ export class ActorCell<T> extends ActorRef<T> implements ActorContext<T> {
    * than through the mailbox (see `#deliver`). It is logically the head of
    * the mailbox.
    */
-  currentMessage: unknown = undefined;
+  currentMessage: unknown = NO_MESSAGE;
   currentSender: ActorRef<unknown> | undefined = undefined;
   extras: CellExtras | undefined = undefined;
 
@@ -337,7 +380,7 @@ export class ActorCell<T> extends ActorRef<T> implements ActorContext<T> {
     this.flags &= ~HANDED;
     const message = this.currentMessage;
     const sender = this.currentSender;
-    this.currentMessage = undefined;
+    this.currentMessage = NO_MESSAGE;
     this.currentSender = undefined;
     (this.mailbox ??= new Mailbox()).unshift(message, sender);
   }
@@ -349,7 +392,8 @@ export class ActorCell<T> extends ActorRef<T> implements ActorContext<T> {
   }
 
   get sender(): ActorRef<unknown> | undefined {
-    return this.currentSender;
+    // Between turns the slot may hold a handed message not yet processed.
+    return (this.flags & HANDED) === 0 ? this.currentSender : undefined;
   }
 
   get parent(): ActorRef<unknown> {
@@ -462,18 +506,24 @@ export class ActorCell<T> extends ActorRef<T> implements ActorContext<T> {
   }
 
   stash(): boolean {
+    const message = this.currentMessage;
+    // A second stash() in the same turn changes nothing.
+    if (message === STASHED) return true;
+    if (message === STASH_OVERFLOWED) return false;
+    if (message === NO_MESSAGE || (this.flags & HANDED) !== 0) {
+      throw new TypeError(
+        `Cannot stash in ${this.path}: no message is being processed (call stash() while handling one, in onReceive or a become behavior)`,
+      );
+    }
     const extras = this.#extras();
     const stash = extras.stash ??= new Mailbox();
     if (stash.size >= this.props.stashCapacity) {
-      this.core.deadLetter(
-        this.currentMessage,
-        this.currentSender,
-        this,
-        "stash overflow",
-      );
+      this.core.deadLetter(message, this.currentSender, this, "stash overflow");
+      this.currentMessage = STASH_OVERFLOWED;
       return false;
     }
-    stash.push(this.currentMessage, this.currentSender);
+    stash.push(message, this.currentSender);
+    this.currentMessage = STASHED;
     return true;
   }
 
@@ -537,9 +587,7 @@ export class ActorCell<T> extends ActorRef<T> implements ActorContext<T> {
     const children = this.extras?.children;
     children?.remove(child);
     if (this.status === STOPPING) {
-      if (children === undefined || children.size === 0) {
-        this.#finishStop();
-      }
+      if (children === undefined || children.size === 0) this.#finishStop();
     } else if (
       (this.flags & RESTART_PENDING) !== 0 && !this.#hasStoppingChildren()
     ) {
@@ -611,6 +659,26 @@ export class ActorCell<T> extends ActorRef<T> implements ActorContext<T> {
     if (this.status !== RUNNING) this.#scheduleIfRunnable();
   }
 
+  /**
+   * The dispatcher caught a throw escaping {@linkcode ActorCell.run}. User
+   * code cannot cause one (every hook's throw is caught where it is called),
+   * so this is a fault of the runtime itself: it is logged, the actor fails
+   * like any other, and the rest of the system goes on.
+   */
+  crashed(error: unknown): void {
+    this.flags &= ~(SCHEDULED | BUSY);
+    this.#settleHanded();
+    this.currentMessage = NO_MESSAGE;
+    this.currentSender = undefined;
+    if (this.extras !== undefined) this.extras.inFlight = undefined;
+    this.core.log.error(
+      `runtime fault in the turn of ${this.path}: ${describeError(error)}`,
+      error,
+    );
+    if (this.status < STOPPING) this.fail(error, NO_MESSAGE, undefined);
+    this.#scheduleIfRunnable();
+  }
+
   #invoke(message: unknown, sender: unknown): void {
     if (sender === FROM_RUNTIME) {
       if (message instanceof TimerTicket) {
@@ -633,52 +701,97 @@ export class ActorCell<T> extends ActorRef<T> implements ActorContext<T> {
     const message = this.currentMessage;
     const sender = this.currentSender;
     const actor = this.actor!;
-    let result: void | Promise<void>;
+    let result: unknown;
     try {
       const behavior = this.extras?.behavior;
       result = behavior === undefined
         ? actor.onReceive(message as T)
         : (behavior as Behavior<unknown>)(message);
+      if (!isThenable(result)) {
+        this.currentMessage = NO_MESSAGE; // the turn is over
+        this.currentSender = undefined;
+        return;
+      }
     } catch (error) {
-      this.fail(error, message, sender);
+      this.#failTurn(error, message, sender);
       return;
     }
-    if (isThenable(result)) {
-      this.#holdUntilSettled(
-        result,
-        actor,
-        () => this.#scheduleIfRunnable(),
-        message,
-        sender,
-      );
-    }
+    this.#holdUntilSettled(result, message, sender, this.#asyncTurnDone);
+  }
+
+  readonly #asyncTurnDone = (): void => this.#scheduleIfRunnable();
+
+  /**
+   * The turn's handler threw or rejected. Its message becomes a dead letter
+   * unless `stash()` already took it (then it is delivered again later) or
+   * dead-lettered it (stash overflow).
+   */
+  #failTurn(error: unknown, message: unknown, sender: unknown): void {
+    const current = this.currentMessage;
+    this.currentMessage = NO_MESSAGE;
+    this.currentSender = undefined;
+    this.fail(
+      error,
+      message,
+      sender,
+      message !== NO_MESSAGE && current !== STASHED &&
+        current !== STASH_OVERFLOWED,
+    );
   }
 
   /**
    * Holds the mailbox (BUSY) while an async `preStart`, `postRestart` or
-   * `onReceive` of `actor` runs; then goes on with `next`, or fails like a
-   * throw. Ignored if `actor` was replaced meanwhile (a restart).
+   * `onReceive` runs; then goes on with `next`, or fails like a throw. A
+   * settlement the cell no longer waits for (a restart replaced the
+   * instance, or a stop abandoned it) is stale: a stale rejection of a
+   * message not yet accounted for is still a dead letter.
    */
   #holdUntilSettled(
     result: PromiseLike<unknown>,
-    actor: Actor<T>,
-    next: () => void,
     message: unknown,
     sender: unknown,
+    next: () => void,
   ): void {
+    const extras = this.#extras();
+    const inFlight: InFlight = { message, sender, abandoned: false };
+    extras.inFlight = inFlight;
     this.flags |= BUSY;
-    result.then(
+    if ((this.flags & STOP_REQUESTED) !== 0) this.#armStopTimer();
+    whenSettled(
+      result,
       () => {
-        if (this.actor !== actor) return;
+        if (extras.inFlight !== inFlight) return;
+        extras.inFlight = undefined;
         this.flags &= ~BUSY;
+        this.currentMessage = NO_MESSAGE;
+        this.currentSender = undefined;
         next();
       },
       (error) => {
-        if (this.actor !== actor) return;
-        this.flags &= ~BUSY;
-        this.fail(error, message, sender);
+        if (extras.inFlight === inFlight) {
+          extras.inFlight = undefined;
+          this.flags &= ~BUSY;
+          this.#failTurn(error, message, sender);
+        } else if (!inFlight.abandoned) {
+          this.#staleFailure(error, message, sender);
+        }
       },
     );
+  }
+
+  /** An async handler of a replaced instance rejected: its message is still owed an outcome. */
+  #staleFailure(error: unknown, message: unknown, sender: unknown): void {
+    if (message !== NO_MESSAGE) {
+      this.core.deadLetter(
+        message,
+        sender,
+        this,
+        `processing failed after the actor was restarted: ${
+          describeError(error)
+        }`,
+      );
+    }
+    this.#logError("a replaced instance failed", error);
   }
 
   #scheduleIfRunnable(): void {
@@ -718,6 +831,17 @@ export class ActorCell<T> extends ActorRef<T> implements ActorContext<T> {
           })`,
         );
       }
+      const strategy = actor.supervisorStrategy;
+      if (
+        strategy !== defaultStrategy &&
+        !(strategy instanceof FaultHandlingStrategy)
+      ) {
+        throw new TypeError(
+          `Cannot start ${this.path}: "supervisorStrategy" must be a OneForOneStrategy or AllForOneStrategy (got ${
+            describeValue(strategy)
+          })`,
+        );
+      }
     } catch (error) {
       this.fail(error, NO_MESSAGE, undefined);
       return;
@@ -730,25 +854,25 @@ export class ActorCell<T> extends ActorRef<T> implements ActorContext<T> {
     } else {
       this.flags &= ~FORWARDS;
     }
-    let result: void | Promise<void>;
+    let result: unknown;
     try {
       result = restartReason === NO_MESSAGE
         ? actor.preStart()
         : actor.postRestart(restartReason);
+      if (!isThenable(result)) result = undefined;
     } catch (error) {
       this.fail(error, NO_MESSAGE, undefined);
       return;
     }
-    if (isThenable(result)) {
+    if (result === undefined) {
+      this.#started(restartReason);
+    } else {
       this.#holdUntilSettled(
-        result,
-        actor,
-        () => this.#started(restartReason),
+        result as PromiseLike<unknown>,
         NO_MESSAGE,
         undefined,
+        () => this.#started(restartReason),
       );
-    } else {
-      this.#started(restartReason);
     }
   }
 
@@ -790,16 +914,19 @@ export class ActorCell<T> extends ActorRef<T> implements ActorContext<T> {
   /**
    * Replaces the instance: `preRestart` on the old one now, a fresh one from
    * the props on the cell's next run (through the dispatcher, so an actor
-   * that fails in every start cannot recurse without bound).
+   * that fails in every start cannot recurse without bound). An async
+   * handler still in flight is left behind: if it later rejects, its
+   * message becomes a dead letter then.
    */
   restart(reason: unknown, message: unknown): void {
     this.#settleHanded();
     this.status = NEW;
-    this.currentMessage = undefined;
+    this.currentMessage = NO_MESSAGE;
     this.currentSender = undefined;
     this.flags &= ~(BUSY | AWAITING_PARENT);
     const extras = this.extras;
     if (extras !== undefined) {
+      extras.inFlight = undefined;
       extras.timers?.cancelAll();
       extras.behavior = undefined;
       extras.behaviorStack = undefined;
@@ -816,8 +943,9 @@ export class ActorCell<T> extends ActorRef<T> implements ActorContext<T> {
           message === NO_MESSAGE ? undefined : message,
         );
         if (isThenable(result)) {
-          result.then(
-            undefined,
+          whenSettled(
+            result,
+            () => {},
             (error) => this.#logError("preRestart failed", error),
           );
         }
@@ -851,14 +979,23 @@ export class ActorCell<T> extends ActorRef<T> implements ActorContext<T> {
 
   // ───────────────────────── Failure ─────────────────────────
 
-  /** The actor threw or rejected: suspend it and let its supervisor decide. */
-  fail(error: unknown, message: unknown, sender: unknown): void {
-    if (message !== NO_MESSAGE) {
+  /**
+   * The actor threw or rejected: suspend it and let its supervisor decide.
+   * `undelivered` says whether `message` still needs an outcome (it becomes
+   * a dead letter).
+   */
+  fail(
+    error: unknown,
+    message: unknown,
+    sender: unknown,
+    undelivered: boolean = message !== NO_MESSAGE,
+  ): void {
+    if (undelivered) {
       this.core.deadLetter(
         message,
         sender,
         this,
-        `processing failed: ${errorText(error)}`,
+        `processing failed: ${describeError(error)}`,
       );
     }
     if (this.status >= STOPPING) {
@@ -985,6 +1122,12 @@ export class ActorCell<T> extends ActorRef<T> implements ActorContext<T> {
           return;
         }
         const delayMs = verdict.delayMs;
+        if (verdict.policyFailure !== undefined) {
+          this.#logError(
+            `backoff policy failed; waiting maxBackoff (${delayMs} ms)`,
+            verdict.policyFailure.error,
+          );
+        }
         this.#reportFailure(error, "backoff", strategy.loggingEnabled);
         // The failed instance will never see its timers' messages (the
         // restart cancels them anyway); stopped now, they cannot fill the
@@ -997,6 +1140,16 @@ export class ActorCell<T> extends ActorRef<T> implements ActorContext<T> {
         }, delayMs);
         return;
       }
+      default:
+        // Unreachable through the API (TypedStrategy checks its kind); a
+        // failure must never leave the actor suspended with no word.
+        this.#logError(
+          `unknown supervisor strategy kind ${
+            describeValue((strategy as TypedStrategy).kind)
+          }; stopping`,
+          error,
+        );
+        this.requestStop();
     }
   }
 
@@ -1015,7 +1168,7 @@ export class ActorCell<T> extends ActorRef<T> implements ActorContext<T> {
     loggingEnabled: boolean,
   ): void {
     if (loggingEnabled) {
-      this.log.error(`failed (${directive}): ${errorText(error)}`, error);
+      this.log.error(`failed (${directive}): ${describeError(error)}`, error);
     }
     const events = this.core.eventStream;
     if (events.hasSubscribers) {
@@ -1026,7 +1179,7 @@ export class ActorCell<T> extends ActorRef<T> implements ActorContext<T> {
   }
 
   #logError(what: string, error: unknown): void {
-    this.log.error(`${what}: ${errorText(error)}`, error);
+    this.log.error(`${what}: ${describeError(error)}`, error);
   }
 
   // ───────────────────────── Stop ─────────────────────────
@@ -1035,11 +1188,101 @@ export class ActorCell<T> extends ActorRef<T> implements ActorContext<T> {
   requestStop(): void {
     if (this.status >= STOPPING || (this.flags & STOP_REQUESTED) !== 0) return;
     this.flags |= STOP_REQUESTED;
+    if ((this.flags & BUSY) !== 0) this.#armStopTimer();
     this.#scheduleIfRunnable();
   }
 
-  /** Drops timers, hands over or dead-letters the mailbox, stops the children. */
+  /**
+   * Bounds what a stop waits for: the async hook or handler in flight, then
+   * `postStop`, together at most the shutdown timeout. One timer per stop
+   * that has something to wait for; an ordinary stop arms none.
+   */
+  #armStopTimer(): void {
+    const extras = this.#extras();
+    if (extras.stopTimer !== undefined) return;
+    const timeoutMs = this.props.shutdownTimeoutMs ??
+      this.core.shutdownTimeoutMs;
+    extras.stopTimer = globalThis.setTimeout(() => {
+      extras.stopTimer = undefined;
+      this.#stopTimedOut(timeoutMs);
+    }, timeoutMs);
+  }
+
+  #clearStopTimer(): void {
+    const extras = this.extras;
+    if (extras !== undefined && extras.stopTimer !== undefined) {
+      globalThis.clearTimeout(extras.stopTimer as number);
+      extras.stopTimer = undefined;
+    }
+  }
+
+  /** The shutdown timeout passed: abandon what the stop still waits for. */
+  #stopTimedOut(timeoutMs: number): void {
+    if ((this.flags & BUSY) !== 0) {
+      this.#abandonInFlight(timeoutMs);
+      this.#scheduleIfRunnable(); // STOP_REQUESTED: the stop proceeds
+    } else if (
+      this.status === STOPPING && (this.flags & POST_STOP_CALLED) !== 0
+    ) {
+      this.#reportTimedOut("postStop", timeoutMs);
+      this.#terminated();
+    }
+  }
+
+  /** Gives up on the async hook or handler in flight; its message becomes a dead letter. */
+  #abandonInFlight(timeoutMs: number): void {
+    const extras = this.extras!;
+    const inFlight = extras.inFlight!;
+    extras.inFlight = undefined;
+    inFlight.abandoned = true;
+    this.flags &= ~BUSY;
+    const current = this.currentMessage;
+    this.currentMessage = NO_MESSAGE;
+    this.currentSender = undefined;
+    if (inFlight.message === NO_MESSAGE) {
+      this.#reportTimedOut("start", timeoutMs);
+      return;
+    }
+    if (current !== STASHED && current !== STASH_OVERFLOWED) {
+      this.core.deadLetter(
+        inFlight.message,
+        inFlight.sender,
+        this,
+        `abandoned: its handler did not settle within the ${timeoutMs} ms shutdown timeout`,
+      );
+    }
+    this.#reportTimedOut("handler", timeoutMs);
+  }
+
+  #reportTimedOut(waitingFor: StopWait, timeoutMs: number): void {
+    this.log.warn(
+      `stop did not wait longer than ${timeoutMs} ms for its ${waitingFor}; abandoned it`,
+    );
+    const events = this.core.eventStream;
+    if (events.hasSubscribers) {
+      events.publish(
+        new ActorStopTimedOut(
+          this as unknown as ActorRef<never>,
+          waitingFor,
+          timeoutMs,
+        ),
+      );
+    }
+  }
+
+  /** Drops timers, hands over or dead-letters the mailbox, stops the children (newest first). */
   #beginStop(): void {
+    this.#enterStopping();
+    const children = this.extras?.children;
+    if (children === undefined || children.size === 0) {
+      this.#finishStop();
+    } else {
+      const all = children.toArray();
+      for (let i = all.length - 1; i >= 0; i--) all[i].requestStop();
+    }
+  }
+
+  #enterStopping(): void {
     this.status = STOPPING;
     this.flags &= ~(STOP_REQUESTED | RESTART_PENDING);
     const extras = this.extras;
@@ -1051,12 +1294,30 @@ export class ActorCell<T> extends ActorRef<T> implements ActorContext<T> {
       }
     }
     this.#releaseUndelivered();
-    const children = this.extras?.children;
-    if (children === undefined || children.size === 0) {
-      this.#finishStop();
-    } else {
-      for (const child of children.toArray()) child.requestStop();
+  }
+
+  /**
+   * The system's shutdown deadline passed (see `SystemCore.terminate`):
+   * stop now, children first (newest first), abandoning whatever each
+   * still waits for. `postStop` still runs where it has not, unawaited.
+   */
+  forceStop(timeoutMs: number): void {
+    if (this.status === STOPPED) return;
+    const children = this.extras?.children?.toArray() ?? [];
+    for (let i = children.length - 1; i >= 0; i--) {
+      children[i].forceStop(timeoutMs);
     }
+    // The last child's end may have finished this cell's own stop.
+    if (this.status === STOPPED) return;
+    this.#clearStopTimer();
+    if ((this.flags & BUSY) !== 0) this.#abandonInFlight(timeoutMs);
+    if (this.status < STOPPING) this.#enterStopping();
+    if ((this.flags & POST_STOP_CALLED) === 0) {
+      this.#callPostStop(() => {});
+    } else {
+      this.#reportTimedOut("postStop", timeoutMs);
+    }
+    this.#terminated();
   }
 
   /** Messages this actor will never process: to the parent's hook, or dead letters. */
@@ -1088,30 +1349,39 @@ export class ActorCell<T> extends ActorRef<T> implements ActorContext<T> {
   }
 
   #finishStop(): void {
+    if ((this.flags & POST_STOP_CALLED) !== 0) return;
+    const waiting = this.#callPostStop(() => this.#terminated());
+    if (waiting) this.#armStopTimer();
+    else this.#terminated();
+  }
+
+  /**
+   * Runs `postStop` once; `true` if it returned a promise, which then calls
+   * `done` when it settles (a rejection is logged first).
+   */
+  #callPostStop(done: () => void): boolean {
+    this.flags |= POST_STOP_CALLED;
     const actor = this.actor;
-    let result: void | Promise<void> = undefined;
-    if (actor !== undefined) {
-      try {
-        result = actor.postStop();
-      } catch (error) {
-        this.#logError("postStop failed", error);
-      }
+    if (actor === undefined) return false;
+    let result: unknown;
+    try {
+      result = actor.postStop();
+      if (!isThenable(result)) return false;
+    } catch (error) {
+      this.#logError("postStop failed", error);
+      return false;
     }
-    if (isThenable(result)) {
-      result.then(
-        () => this.#terminated(),
-        (error) => {
-          this.#logError("postStop failed", error);
-          this.#terminated();
-        },
-      );
-    } else {
-      this.#terminated();
-    }
+    whenSettled(result, done, (error) => {
+      if (this.status !== STOPPED) this.#logError("postStop failed", error);
+      done();
+    });
+    return true;
   }
 
   #terminated(): void {
+    if (this.status === STOPPED) return; // a postStop that settled after its timeout
     this.status = STOPPED;
+    this.#clearStopTimer();
     const extras = this.extras;
     if (extras !== undefined) {
       for (const target of extras.watching ?? []) {

@@ -10,7 +10,7 @@
 
 import {
   defaultStrategy,
-  type FaultHandlingStrategy,
+  FaultHandlingStrategy,
 } from "../supervision/strategy.ts";
 import { describeValue } from "../supervision/describe_value.ts";
 import { Actor } from "./actor.ts";
@@ -32,6 +32,10 @@ import {
   type LogSink,
 } from "./logging.ts";
 import { Props } from "./props.ts";
+import { checkDelay } from "./timers.ts";
+
+/** The default of {@linkcode ActorSystemOptions.shutdownTimeoutMs}. */
+const DEFAULT_SHUTDOWN_TIMEOUT_MS = 5_000;
 
 /**
  * Options of {@linkcode ActorSystem.create}.
@@ -60,6 +64,14 @@ export interface ActorSystemOptions {
    * `Escalate` at the top means `Stop`.
    */
   guardianStrategy?: FaultHandlingStrategy;
+  /**
+   * How long stopping an actor waits for its async handler in flight and
+   * its async `postStop` before abandoning them (with an
+   * {@linkcode ActorStopTimedOut} event and a warning), and how long
+   * `terminate()` waits for the whole tree. A `Props` may set its own.
+   * Milliseconds, 0 to 2³¹−1. Default 5000.
+   */
+  shutdownTimeoutMs?: number;
 }
 
 /** The guardian of `/user`: parent of every top-level actor. */
@@ -107,9 +119,12 @@ export class SystemCore implements AskOwner {
   readonly pendingAsks: PendingAsks = new PendingAsks();
   readonly deadLetters: DeadLettersRef;
   readonly guardian: ActorCell<never>;
+  readonly shutdownTimeoutMs: number;
   terminating = false;
   readonly whenTerminated: Promise<void>;
   #resolveTerminated!: () => void;
+  /** Ends a `terminate()` that outlives the shutdown timeout. */
+  #shutdownDeadline: unknown = undefined;
 
   constructor(system: ActorSystem, options: ActorSystemOptions) {
     this.system = system;
@@ -123,6 +138,19 @@ export class SystemCore implements AskOwner {
       );
     }
     this.logSink = sink;
+    this.shutdownTimeoutMs = checkDelay(
+      "create actor system",
+      "shutdownTimeoutMs",
+      options.shutdownTimeoutMs ?? DEFAULT_SHUTDOWN_TIMEOUT_MS,
+    );
+    const strategy = options.guardianStrategy ?? defaultStrategy;
+    if (!(strategy instanceof FaultHandlingStrategy)) {
+      throw new TypeError(
+        `Cannot create actor system: "guardianStrategy" must be a OneForOneStrategy or AllForOneStrategy (got ${
+          describeValue(strategy)
+        })`,
+      );
+    }
     this.log = new Logger(() => `/${system.name}`, this.logLevel, sink);
     this.eventStream = new EventStream((error) =>
       this.log.error("event stream listener threw", error)
@@ -131,7 +159,6 @@ export class SystemCore implements AskOwner {
     this.whenTerminated = new Promise((
       resolve,
     ) => (this.#resolveTerminated = resolve));
-    const strategy = options.guardianStrategy ?? defaultStrategy;
     this.guardian = new ActorCell(
       this,
       undefined,
@@ -167,8 +194,28 @@ export class SystemCore implements AskOwner {
     }
   }
 
+  /**
+   * Stops every actor. Each actor's own stop is bounded by its shutdown
+   * timeout, but a tree of them (a parent waits for its children) could add
+   * those up; one deadline for the whole tree keeps `terminate()` bounded.
+   */
+  terminate(): void {
+    if (this.terminating) return;
+    this.terminating = true;
+    this.guardian.requestStop();
+    const timeoutMs = this.shutdownTimeoutMs;
+    this.#shutdownDeadline = globalThis.setTimeout(() => {
+      this.#shutdownDeadline = undefined;
+      this.guardian.forceStop(timeoutMs);
+    }, timeoutMs);
+  }
+
   /** The guardian stopped: the whole tree is down. */
   guardianTerminated(): void {
+    if (this.#shutdownDeadline !== undefined) {
+      globalThis.clearTimeout(this.#shutdownDeadline as number);
+      this.#shutdownDeadline = undefined;
+    }
     this.dispatcher.close();
     this.pendingAsks.failAll("actor system terminated");
     this.#resolveTerminated();
@@ -369,9 +416,12 @@ export class ActorSystem {
   }
 
   /**
-   * Stops every actor (children before parents, each `postStop` run),
-   * cancels every timer and pending `ask`, and resolves when done. Calling it
-   * again returns the same promise.
+   * Stops every actor (children before parents, siblings newest first, each
+   * `postStop` run), cancels every timer and pending `ask`, and resolves
+   * when done. Calling it again returns the same promise. It always
+   * resolves: whatever is still pending after `shutdownTimeoutMs` (an async
+   * handler or `postStop` that never settles) is abandoned, with an
+   * {@linkcode ActorStopTimedOut} event for each actor concerned.
    *
    * @example Usage
    * ```ts
@@ -384,10 +434,7 @@ export class ActorSystem {
    * @returns Resolves once everything has stopped.
    */
   terminate(): Promise<void> {
-    if (!this.#core.terminating) {
-      this.#core.terminating = true;
-      this.#core.guardian.requestStop();
-    }
+    this.#core.terminate();
     return this.#core.whenTerminated;
   }
 }

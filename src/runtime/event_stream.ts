@@ -10,6 +10,7 @@
  */
 
 import type { ActorRef } from "./actor_ref.ts";
+import { describeValue } from "../supervision/describe_value.ts";
 
 /**
  * A message that was not delivered, and why. Every loss path of the library
@@ -138,6 +139,40 @@ export class ActorFailed {
 }
 
 /**
+ * A stop gave up waiting: an actor's async `preStart` or `postRestart`
+ * (`"start"`), its async `onReceive` (`"handler"`, whose message is then a
+ * dead letter) or its async `postStop` (`"postStop"`) had not settled when
+ * the shutdown timeout passed (`shutdownTimeoutMs` of the system, or of the
+ * actor's `Props`). The actor counts as stopped regardless; a warning is
+ * logged too.
+ *
+ * @example Usage
+ * ```ts
+ * import { ActorStopTimedOut, ActorSystem } from "@understudy/core";
+ *
+ * const system = ActorSystem.create("demo", { shutdownTimeoutMs: 2_000 });
+ * system.eventStream.subscribe(ActorStopTimedOut, (event) =>
+ *   console.log(event.ref.path, "abandoned its", event.waitingFor)
+ * );
+ * await system.terminate();
+ * ```
+ */
+export class ActorStopTimedOut {
+  /**
+   * Creates an `ActorStopTimedOut`.
+   *
+   * @param ref The actor.
+   * @param waitingFor What the stop was waiting for.
+   * @param timeoutMs The shutdown timeout that passed.
+   */
+  constructor(
+    readonly ref: ActorRef<never>,
+    readonly waitingFor: "start" | "handler" | "postStop",
+    readonly timeoutMs: number,
+  ) {}
+}
+
+/**
  * A listener for events of type `E`.
  *
  * @example Usage
@@ -250,10 +285,14 @@ export class EventStream {
     maybeListener?: EventListener<E>,
   ): () => void {
     let subscription: Subscription;
-    if (maybeListener === undefined) {
+    // Counted, not compared with undefined: subscribe(Cls, undefined) is a
+    // mistake, not a catch-all listener.
+    if (arguments.length < 2) {
       if (typeof eventClassOrListener !== "function") {
         throw new TypeError(
-          `Cannot subscribe: "listener" must be a function (got ${typeof eventClassOrListener})`,
+          `Cannot subscribe: "listener" must be a function (got ${
+            describeValue(eventClassOrListener)
+          })`,
         );
       }
       subscription = {
@@ -263,10 +302,20 @@ export class EventStream {
     } else {
       if (
         typeof eventClassOrListener !== "function" ||
-        typeof maybeListener !== "function"
+        typeof eventClassOrListener.prototype !== "object" ||
+        eventClassOrListener.prototype === null
       ) {
         throw new TypeError(
-          "Cannot subscribe: expected (eventClass, listener), both functions",
+          `Cannot subscribe: "eventClass" must be a class, such as DeadLetter (got ${
+            describeValue(eventClassOrListener)
+          })`,
+        );
+      }
+      if (typeof maybeListener !== "function") {
+        throw new TypeError(
+          `Cannot subscribe: "listener" must be a function (got ${
+            describeValue(maybeListener)
+          })`,
         );
       }
       subscription = {
@@ -300,8 +349,11 @@ export class EventStream {
    */
   publish(event: object): void {
     for (const { eventClass, listener } of this.#subscriptions) {
-      if (eventClass !== undefined && !(event instanceof eventClass)) continue;
       try {
+        // Inside the try: `instanceof` runs a class's Symbol.hasInstance.
+        if (eventClass !== undefined && !(event instanceof eventClass)) {
+          continue;
+        }
         listener(event);
       } catch (error) {
         this.#onListenerError(error);

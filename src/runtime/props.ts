@@ -12,8 +12,9 @@ import { describeValue } from "../supervision/describe_value.ts";
 import { type ErrorClass, matchErrorClass } from "../supervision/strategy.ts";
 import {
   SupervisorStrategy,
-  type TypedStrategy,
+  TypedStrategy,
 } from "../supervision/supervisor_strategy.ts";
+import { checkDelay } from "./timers.ts";
 import type { Actor } from "./actor.ts";
 
 /**
@@ -35,6 +36,12 @@ import type { Actor } from "./actor.ts";
 export interface PropsOptions {
   /** How many messages `context.stash()` keeps; past that they go to dead letters. Default 1000. */
   stashCapacity?: number;
+  /**
+   * How long stopping this actor waits for its async handler in flight and
+   * its async `postStop` before abandoning them, in milliseconds (0 to
+   * 2³¹−1). Default: the system's `shutdownTimeoutMs`.
+   */
+  shutdownTimeoutMs?: number;
 }
 
 /**
@@ -81,16 +88,20 @@ export class Props<T> {
   readonly stashCapacity: number;
   /** Per-actor failure clauses added by `supervise(...).onFailure(...)`. */
   readonly failureClauses: readonly FailureClause[];
+  /** The actor's shutdown timeout; `undefined` means the system's. */
+  readonly shutdownTimeoutMs: number | undefined;
 
   /** Use {@linkcode Props.create}. */
   protected constructor(
     factory: () => Actor<T>,
     stashCapacity: number,
     failureClauses: readonly FailureClause[],
+    shutdownTimeoutMs: number | undefined,
   ) {
     this.factory = factory;
     this.stashCapacity = stashCapacity;
     this.failureClauses = failureClauses;
+    this.shutdownTimeoutMs = shutdownTimeoutMs;
   }
 
   /**
@@ -115,6 +126,13 @@ export class Props<T> {
     factory: () => Actor<T>,
     options: PropsOptions = {},
   ): Props<T> {
+    if (typeof options !== "object" || options === null) {
+      throw new TypeError(
+        `Cannot create Props: "options" must be an object (got ${
+          describeValue(options)
+        })`,
+      );
+    }
     if (typeof factory !== "function") {
       throw new TypeError(
         `Cannot create Props: "factory" must be a function returning a new Actor, as in Props.create(() => new MyActor()) (got ${
@@ -133,7 +151,11 @@ export class Props<T> {
         })`,
       );
     }
-    return new Props(factory, stashCapacity, []);
+    const { shutdownTimeoutMs } = options;
+    if (shutdownTimeoutMs !== undefined) {
+      checkDelay("create Props", "shutdownTimeoutMs", shutdownTimeoutMs);
+    }
+    return new Props(factory, stashCapacity, [], shutdownTimeoutMs);
   }
 
   /**
@@ -170,7 +192,12 @@ export class SupervisedProps<T> extends Props<T> {
     props: Props<T>,
     failureClauses: readonly FailureClause[] = props.failureClauses,
   ) {
-    super(props.factory, props.stashCapacity, failureClauses);
+    super(
+      props.factory,
+      props.stashCapacity,
+      failureClauses,
+      props.shutdownTimeoutMs,
+    );
   }
 
   /**
@@ -199,16 +226,17 @@ export class SupervisedProps<T> extends Props<T> {
     errorClass: ErrorClass,
     strategy: TypedStrategy,
   ): SupervisedProps<T> {
-    if (typeof errorClass !== "function") {
+    if (
+      typeof errorClass !== "function" ||
+      typeof errorClass.prototype !== "object" || errorClass.prototype === null
+    ) {
       throw new TypeError(
         `Cannot add failure clause: "errorClass" must be an error class such as Error (got ${
           describeValue(errorClass)
         })`,
       );
     }
-    if (
-      typeof strategy !== "object" || strategy === null || !("kind" in strategy)
-    ) {
+    if (!(strategy instanceof TypedStrategy)) {
       throw new TypeError(
         `Cannot add failure clause: "strategy" must come from SupervisorStrategy, such as SupervisorStrategy.restart (got ${
           describeValue(strategy)

@@ -61,6 +61,8 @@ export type Verdict =
     readonly action: "respawn";
     readonly delayMs: number;
     readonly restartCount: number;
+    /** Set when `policy.delayFor` threw: the delay is then `maxBackoff`. */
+    readonly policyFailure?: { readonly error: unknown };
   }
   | { readonly action: "give-up"; readonly restartCount: number }
   | { readonly action: "complete" };
@@ -138,9 +140,21 @@ export class BackoffDecision {
       return { action: "give-up", restartCount: this.restartCount };
     }
     const restartCount = this.restartCount++;
+    let delayMs: number;
+    try {
+      delayMs = policy.delayFor(restartCount);
+    } catch (error) {
+      // A custom policy is user code: its throw must not undo the decision.
+      return {
+        action: "respawn",
+        delayMs: safeDelay(maxBackoff, maxBackoff),
+        restartCount,
+        policyFailure: { error },
+      };
+    }
     return {
       action: "respawn",
-      delayMs: safeDelay(policy.delayFor(restartCount), maxBackoff),
+      delayMs: safeDelay(delayMs, maxBackoff),
       restartCount,
     };
   }

@@ -102,7 +102,7 @@ export function matchErrorClass<V>(
   let best: V | undefined;
   let bestDepth = -1;
   for (const [errorClass, value] of cases) {
-    if (!(error instanceof errorClass)) continue;
+    if (!isInstance(error, errorClass)) continue;
     const depth = prototypeDepth(errorClass.prototype);
     if (depth > bestDepth) {
       bestDepth = depth;
@@ -110,6 +110,15 @@ export function matchErrorClass<V>(
     }
   }
   return best;
+}
+
+/** `instanceof` that treats a throw (a revoked Proxy, a hostile Symbol.hasInstance) as no match. */
+function isInstance(value: unknown, errorClass: ErrorClass): boolean {
+  try {
+    return value instanceof errorClass;
+  } catch {
+    return false;
+  }
 }
 
 function prototypeDepth(proto: unknown): number {

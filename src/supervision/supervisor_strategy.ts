@@ -100,6 +100,23 @@ export class TypedStrategy {
       stashCapacity?: number;
     } = {},
   ) {
+    if (
+      kind !== "restart" && kind !== "resume" && kind !== "stop" &&
+      kind !== "backoff"
+    ) {
+      throw new TypeError(
+        `Cannot create TypedStrategy: "kind" must be "restart", "resume", "stop" or "backoff" (got ${
+          describeValue(kind)
+        }); use SupervisorStrategy.restart and its siblings`,
+      );
+    }
+    if (kind === "backoff" && !isPolicy(fields.policy)) {
+      throw new TypeError(
+        `Cannot create TypedStrategy: a "backoff" strategy needs a "policy" with a delayFor(restartCount) method (got ${
+          describeValue(fields.policy)
+        })`,
+      );
+    }
     this.kind = kind;
     this.loggingEnabled = fields.loggingEnabled ?? true;
     this.maxRestarts = fields.maxRestarts ?? Infinity;
@@ -126,6 +143,11 @@ export class TypedStrategy {
   withLoggingEnabled(enabled: boolean): TypedStrategy {
     return new TypedStrategy(this.kind, { ...this, loggingEnabled: enabled });
   }
+}
+
+function isPolicy(value: unknown): value is BackoffPolicy {
+  return typeof value === "object" && value !== null &&
+    typeof (value as BackoffPolicy).delayFor === "function";
 }
 
 function checkCount(where: string, option: string, value: unknown): number {
@@ -259,6 +281,13 @@ export const SupervisorStrategy: {
       MAX_TIMER_DELAY_MS,
     );
     checkRange(where, "randomFactor", randomFactor, ">= 0", 0, true, 1);
+    if (options.policy !== undefined && !isPolicy(options.policy)) {
+      throw new TypeError(
+        `Cannot create ${where}: "policy" must be a backoff policy, an object with a delayFor(restartCount) method (got ${
+          describeValue(options.policy)
+        })`,
+      );
+    }
     const policy = options.policy ??
       exponentialBackoff({
         minMs: minBackoff,

@@ -361,7 +361,7 @@ describe("EventStream.subscribe", () => {
       () => system.eventStream.subscribe("nope" as unknown as () => void),
       (e: unknown) =>
         e instanceof TypeError &&
-        /"listener" must be a function \(got string\)/.test(e.message),
+        /"listener" must be a function \(got "nope"\)/.test(e.message),
     );
     assert.throws(
       () =>

@@ -1,0 +1,512 @@
+// Copyright 2026 the understudy authors. MIT license.
+// Specification of failure containment: no value user code throws, rejects
+// with or returns can stop the dispatcher or wedge an actor. Each is a
+// failure of that actor, decided by its supervisor, and the rest of the
+// system goes on (issue "The kernel never dies", findings 1-6 and 9).
+
+import { afterEach, beforeEach, describe, it } from "node:test";
+import assert from "node:assert/strict";
+import {
+  Actor,
+  ActorFailed,
+  type ActorRef,
+  type ActorSystem,
+  AllForOneStrategy,
+  DeadLetter,
+  type OneForOneStrategy,
+  Props,
+  supervise,
+  SupervisorStrategy,
+  TypedStrategy,
+} from "../../mod.ts";
+import {
+  collect,
+  collectDeadLetters,
+  createSystem,
+  deferred,
+  fnProps,
+  logRecorder,
+  settle,
+  waitUntil,
+} from "./_helpers.ts";
+
+/** Values that `String()` or a naive error formatter cannot handle. */
+function hostileValues(): [string, () => unknown][] {
+  return [
+    ["a null-prototype object", () => Object.create(null)],
+    ["an object whose toString throws", () => ({
+      toString() {
+        throw new Error("no string for you");
+      },
+    })],
+    ["a revoked Proxy", () => {
+      const { proxy, revoke } = Proxy.revocable({}, {});
+      revoke();
+      return proxy;
+    }],
+    ["an Error whose name getter throws", () => {
+      const error = new Error("named badly");
+      Object.defineProperty(error, "name", {
+        get() {
+          throw new Error("no name");
+        },
+      });
+      return error;
+    }],
+    ["a bigint", () => 10n],
+    ["a symbol", () => Symbol("thrown")],
+    ["undefined", () => undefined],
+  ];
+}
+
+/** A thenable whose `then` throws synchronously. */
+const throwingThenable = {
+  then() {
+    throw new Error("then exploded");
+  },
+};
+
+/** An actor that answers `ping` and so proves the dispatcher still runs. */
+function sentinel(system: ActorSystem): ActorRef<string> {
+  return system.actorOf(
+    fnProps<string>((actor, message) => actor.sender?.tell(`pong:${message}`)),
+    `sentinel-${Math.random().toString(36).slice(2)}`,
+  );
+}
+
+async function assertAlive(system: ActorSystem): Promise<void> {
+  const reply = await sentinel(system).ask<string>("ping", 2_000);
+  assert.equal(reply, "pong:ping");
+}
+
+describe("failure containment", () => {
+  let system: ActorSystem;
+  let log: ReturnType<typeof logRecorder>;
+
+  beforeEach(() => {
+    log = logRecorder();
+    system = createSystem({ logLevel: "debug", logger: log.sink });
+  });
+
+  afterEach(async () => {
+    await system.terminate();
+  });
+
+  for (const [name, make] of hostileValues()) {
+    describe(`a handler that fails with ${name}`, () => {
+      it("when thrown: the message is a dead letter, the actor restarts and handles the next", async () => {
+        const handled: string[] = [];
+        const dead = collectDeadLetters(system);
+        const ref = system.actorOf(
+          fnProps<string>((_actor, message) => {
+            if (message === "bad") throw make();
+            handled.push(message);
+          }),
+        );
+        ref.tell("bad");
+        ref.tell("good");
+        await waitUntil(() => handled.length === 1, "the next message");
+        assert.deepEqual(handled, ["good"]);
+        assert.equal(dead.length, 1);
+        assert.equal(dead[0].message, "bad");
+        assert.match(dead[0].reason, /^processing failed: /);
+        await assertAlive(system);
+      });
+
+      it("when rejected: no unhandled rejection, and the actor is not wedged", async () => {
+        const handled: string[] = [];
+        const dead = collectDeadLetters(system);
+        const ref = system.actorOf(
+          fnProps<string>(async (_actor, message) => {
+            await Promise.resolve();
+            if (message === "bad") throw make();
+            handled.push(message);
+          }),
+        );
+        ref.tell("bad");
+        ref.tell("good");
+        await waitUntil(() => handled.length === 1, "the next message");
+        assert.deepEqual(dead.map((d) => d.message), ["bad"]);
+        await assertAlive(system);
+      });
+
+      it("when thrown by preStart, postStop or the Props factory", async () => {
+        const failures = collect(system, ActorFailed);
+        system.actorOf(Props.create(() => {
+          throw make();
+        }));
+        class BadStart extends Actor<string> {
+          override preStart(): void {
+            throw make();
+          }
+          onReceive(): void {}
+        }
+        class BadStop extends Actor<string> {
+          override postStop(): Promise<void> {
+            return Promise.reject(make());
+          }
+          onReceive(): void {
+            this.context.stopSelf();
+          }
+        }
+        const stopFailures = log.records;
+        system.actorOf(Props.create(() => new BadStart()));
+        const stopper = system.actorOf(Props.create(() => new BadStop()));
+        await settle();
+        stopper.tell("stop");
+        await waitUntil(
+          () => stopFailures.some((r) => /postStop failed/.test(r.message)),
+          "the postStop failure log",
+        );
+        assert.ok(failures.length >= 2, "both start failures were reported");
+        await assertAlive(system);
+      });
+    });
+  }
+
+  it("a thenable whose then() throws is a failure of the handler (finding 2)", async () => {
+    const handled: string[] = [];
+    const dead = collectDeadLetters(system);
+    const ref = system.actorOf(
+      fnProps<string>((_actor, message) => {
+        if (message === "bad") {
+          return throwingThenable as unknown as Promise<void>;
+        }
+        handled.push(message);
+      }),
+    );
+    ref.tell("bad");
+    ref.tell("good");
+    await waitUntil(() => handled.length === 1, "the next message");
+    assert.deepEqual(dead.map((d) => d.message), ["bad"]);
+    assert.match(dead[0].reason, /then exploded/);
+    await assertAlive(system);
+  });
+
+  it("a thenable from preStart whose then() throws fails the start", async () => {
+    const failures = collect(system, ActorFailed);
+    class Start extends Actor<string> {
+      override preStart(): Promise<void> {
+        return throwingThenable as unknown as Promise<void>;
+      }
+      onReceive(): void {}
+    }
+    system.actorOf(Props.create(() => new Start()));
+    await waitUntil(() => failures.length > 0, "the start failure");
+    assert.match(String((failures[0].error as Error).message), /then exploded/);
+    await assertAlive(system);
+  });
+
+  it("a listener and a log sink that throw hostile values change nothing", async () => {
+    const quiet = createSystem({
+      logLevel: "debug",
+      logger: () => {
+        throw Object.create(null);
+      },
+    });
+    try {
+      quiet.eventStream.subscribe(() => {
+        const { proxy, revoke } = Proxy.revocable({}, {});
+        revoke();
+        throw proxy;
+      });
+      const ref = quiet.actorOf(fnProps<string>(() => {
+        throw new Error("boom");
+      }));
+      ref.tell("x");
+      await assertAlive(quiet);
+    } finally {
+      await quiet.terminate();
+    }
+  });
+
+  it("describes hostile thrown values in log lines without throwing", async () => {
+    const ref = system.actorOf(fnProps<string>(() => {
+      throw Object.create(null);
+    }));
+    ref.tell("x");
+    await waitUntil(
+      () => log.records.some((r) => r.level === "error"),
+      "the failure log",
+    );
+    const line = log.records.find((r) => r.level === "error")!;
+    assert.match(line.message, /an object \(no prototype\)/);
+  });
+
+  it("a runtime fault escaping a turn fails that actor and the dispatcher goes on", async () => {
+    const handled: string[] = [];
+    const ref = system.actorOf(
+      fnProps<string>((_actor, message) => {
+        handled.push(message);
+      }),
+    );
+    await settle();
+    // Inject a fault where no user code runs: the cell's own turn.
+    const cell = ref as unknown as { run(): void };
+    const original = cell.run;
+    cell.run = function () {
+      cell.run = original; // once
+      throw Object.create(null);
+    };
+    ref.tell("lost in the fault");
+    await settle();
+    ref.tell("after");
+    await waitUntil(() => handled.includes("after"), "the actor to go on");
+    await assertAlive(system);
+    assert.ok(
+      log.records.some((r) =>
+        r.level === "error" && /runtime fault/.test(r.message)
+      ),
+      "the fault was logged",
+    );
+  });
+});
+
+describe("strategies are checked where they are given (findings 1 and 4)", () => {
+  it("guardianStrategy must be a strategy", () => {
+    assert.throws(
+      () =>
+        createSystem({
+          guardianStrategy: (() => "restart") as unknown as OneForOneStrategy,
+        }),
+      (e: unknown) =>
+        e instanceof TypeError &&
+        /"guardianStrategy" must be/.test(e.message) &&
+        /function/.test(e.message),
+    );
+  });
+
+  it("an actor's supervisorStrategy field that is not a strategy fails that actor's start", async () => {
+    const system = createSystem();
+    try {
+      const failures = collect(system, ActorFailed);
+      class Parent extends Actor<string> {
+        override supervisorStrategy = { decide: () => "restart" } as never;
+        onReceive(): void {}
+      }
+      system.actorOf(Props.create(() => new Parent()));
+      await waitUntil(() => failures.length > 0, "the start failure");
+      assert.ok(failures[0].error instanceof TypeError);
+      assert.match(
+        (failures[0].error as Error).message,
+        /"supervisorStrategy" must be a OneForOneStrategy or AllForOneStrategy/,
+      );
+      await assertAlive(system);
+    } finally {
+      await system.terminate();
+    }
+  });
+
+  it("a typed strategy of an unknown kind is rejected", () => {
+    assert.throws(
+      () => new TypedStrategy("Restart" as never),
+      (e: unknown) =>
+        e instanceof TypeError && /"kind" must be/.test(e.message) &&
+        /"Restart"/.test(e.message),
+    );
+  });
+
+  it("onFailure rejects an arrow function as error class and a non-strategy", () => {
+    const props = supervise(fnProps(() => {}));
+    assert.throws(
+      () =>
+        props.onFailure(
+          (() => {}) as never,
+          SupervisorStrategy.restart,
+        ),
+      /"errorClass" must be an error class/,
+    );
+    assert.throws(
+      () => props.onFailure(Error, { kind: "restart" } as never),
+      /"strategy" must come from SupervisorStrategy/,
+    );
+  });
+
+  it("restartWithBackoff needs a policy with delayFor", () => {
+    assert.throws(
+      () =>
+        SupervisorStrategy.restartWithBackoff({
+          minBackoff: 10,
+          maxBackoff: 100,
+          policy: {} as never,
+        }),
+      (e: unknown) =>
+        e instanceof TypeError && /"policy" must be a backoff policy/.test(
+          e.message,
+        ),
+    );
+  });
+
+  it("a backoff policy that throws waits maxBackoff and restarts anyway", async () => {
+    const system = createSystem();
+    try {
+      const handled: string[] = [];
+      const props = supervise(fnProps<string>((_actor, message) => {
+        if (message === "bad") throw new Error("bad");
+        handled.push(message);
+      })).onFailure(
+        Error,
+        SupervisorStrategy.restartWithBackoff({
+          minBackoff: 1,
+          maxBackoff: 5,
+          policy: {
+            delayFor() {
+              throw Object.create(null);
+            },
+          },
+        }),
+      );
+      const ref = system.actorOf(props);
+      ref.tell("bad");
+      ref.tell("good");
+      await waitUntil(() => handled.length === 1, "the restarted actor");
+      assert.deepEqual(handled, ["good"]);
+    } finally {
+      await system.terminate();
+    }
+  });
+
+  it("subscribe(Class, undefined) and a class without prototype are rejected (finding 9)", () => {
+    const system = createSystem();
+    try {
+      assert.throws(
+        () => system.eventStream.subscribe(DeadLetter, undefined as never),
+        /"listener" must be a function \(got undefined\)/,
+      );
+      assert.throws(
+        () => system.eventStream.subscribe((() => {}) as never, () => {}),
+        /"eventClass" must be a class/,
+      );
+    } finally {
+      void system.terminate();
+    }
+  });
+});
+
+describe("exactly-once accounting across restarts (finding 5)", () => {
+  it("a sibling's async handler that rejects after an AllForOne restart dead-letters its message once", async () => {
+    const system = createSystem();
+    try {
+      const dead = collectDeadLetters(system);
+      const slow = deferred();
+      const started = deferred();
+      class Parent extends Actor<string> {
+        override supervisorStrategy = new AllForOneStrategy(() => "restart");
+        readonly slowChild = this.context.actorOf(
+          fnProps<string>(async () => {
+            started.resolve();
+            await slow.promise;
+          }),
+          "slow",
+        );
+        readonly crashing = this.context.actorOf(
+          fnProps<string>(() => {
+            throw new Error("crash");
+          }),
+          "crashing",
+        );
+        onReceive(message: string): void {
+          if (message === "work") this.slowChild.tell("in flight");
+          else this.crashing.tell("crash");
+        }
+      }
+      const parent = system.actorOf(Props.create(() => new Parent()));
+      parent.tell("work");
+      await started.promise;
+      parent.tell("crash"); // restarts both children while "in flight" runs
+      await settle();
+      slow.reject(new Error("late failure"));
+      await waitUntil(
+        () => dead.some((d) => d.message === "in flight"),
+        "the late failure's dead letter",
+      );
+      await settle();
+      assert.equal(dead.filter((d) => d.message === "in flight").length, 1);
+      assert.match(
+        dead.find((d) => d.message === "in flight")!.reason,
+        /after the actor was restarted/,
+      );
+    } finally {
+      await system.terminate();
+    }
+  });
+});
+
+describe("stash is one message a turn (finding 6)", () => {
+  it("stash() twice in one turn keeps the message once", async () => {
+    const system = createSystem();
+    try {
+      const seen: string[] = [];
+      let open = false;
+      const ref = system.actorOf(fnProps<string>((actor, message) => {
+        if (message === "open") {
+          open = true;
+          actor.context.unstashAll();
+          return;
+        }
+        if (!open) {
+          actor.context.stash();
+          actor.context.stash();
+          return;
+        }
+        seen.push(message);
+      }));
+      ref.tell("a");
+      ref.tell("open");
+      await waitUntil(() => seen.length > 0, "the unstashed message");
+      await settle();
+      assert.deepEqual(seen, ["a"]);
+    } finally {
+      await system.terminate();
+    }
+  });
+
+  it("stash() outside a message throws a TypeError (preStart fails)", async () => {
+    const system = createSystem();
+    try {
+      const failures = collect(system, ActorFailed);
+      const seen: unknown[] = [];
+      class Early extends Actor<string> {
+        override preStart(): void {
+          this.context.stash();
+        }
+        onReceive(message: string): void {
+          seen.push(message);
+        }
+      }
+      system.actorOf(Props.create(() => new Early()));
+      await waitUntil(() => failures.length > 0, "the preStart failure");
+      assert.ok(failures[0].error instanceof TypeError);
+      assert.match(
+        (failures[0].error as Error).message,
+        /no message is being processed/,
+      );
+      assert.deepEqual(seen, []);
+    } finally {
+      await system.terminate();
+    }
+  });
+
+  it("a message stashed before the handler threw is not also a dead letter", async () => {
+    const system = createSystem();
+    try {
+      const dead = collectDeadLetters(system);
+      const seen: string[] = [];
+      let first = true;
+      const ref = system.actorOf(fnProps<string>((actor, message) => {
+        if (first) {
+          first = false;
+          actor.context.stash();
+          throw new Error("after stashing");
+        }
+        seen.push(message);
+      }));
+      ref.tell("kept");
+      await waitUntil(() => seen.length > 0, "redelivery after the restart");
+      assert.deepEqual(seen, ["kept"]);
+      assert.equal(dead.length, 0);
+    } finally {
+      await system.terminate();
+    }
+  });
+});
