@@ -8,6 +8,8 @@
  * @module
  */
 
+import { describeValue } from "../supervision/describe_value.ts";
+
 /**
  * Log levels, least to most severe; `off` silences everything.
  *
@@ -216,7 +218,7 @@ export function checkLogLevel(value: unknown): LogLevel {
   if (typeof value === "string" && value in SEVERITY) return value as LogLevel;
   throw new RangeError(
     `Cannot create actor system: "logLevel" must be "debug", "info", "warn", "error" or "off" (got ${
-      JSON.stringify(value) ?? String(value)
+      describeValue(value)
     })`,
   );
 }

@@ -150,8 +150,26 @@ export function decideByErrorClass(
   cases: ReadonlyArray<readonly [ErrorClass, Directive]>,
   otherwise: Directive = Directive.Escalate,
 ): Decider {
-  for (const [errorClass, directive] of cases) {
-    if (typeof errorClass !== "function") {
+  if (!Array.isArray(cases)) {
+    throw new TypeError(
+      `Cannot build decideByErrorClass: "cases" must be an array of [ErrorClass, directive] pairs (got ${
+        describeValue(cases)
+      })`,
+    );
+  }
+  for (const pair of cases) {
+    if (!Array.isArray(pair)) {
+      throw new TypeError(
+        `Cannot build decideByErrorClass: each case must be an [ErrorClass, directive] pair (got ${
+          describeValue(pair)
+        })`,
+      );
+    }
+    const [errorClass, directive] = pair;
+    if (
+      typeof errorClass !== "function" ||
+      typeof errorClass.prototype !== "object" || errorClass.prototype === null
+    ) {
       throw new TypeError(
         `Cannot build decider: each case must start with an error class (got ${
           describeValue(errorClass)
@@ -300,6 +318,13 @@ export abstract class FaultHandlingStrategy {
       throw new TypeError(
         `Cannot create ${name}: "decider" must be a function from error to directive (got ${
           describeValue(decider)
+        })`,
+      );
+    }
+    if (typeof limits !== "object" || limits === null) {
+      throw new TypeError(
+        `Cannot create ${name}: "limits" must be an object such as { maxRetries: 3 } (got ${
+          describeValue(limits)
         })`,
       );
     }

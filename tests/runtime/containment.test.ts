@@ -13,6 +13,7 @@ import {
   type ActorSystem,
   AllForOneStrategy,
   DeadLetter,
+  decideByErrorClass,
   type OneForOneStrategy,
   Props,
   supervise,
@@ -295,6 +296,32 @@ describe("strategies are checked where they are given (findings 1 and 4)", () =>
     } finally {
       await system.terminate();
     }
+  });
+
+  it("errors name the option and show bigints, symbols and null-prototype objects safely (finding 9)", () => {
+    assert.throws(
+      () => createSystem({ logLevel: 10n as never }),
+      (e: unknown) =>
+        e instanceof RangeError && /"logLevel" .*\(got 10n\)/.test(e.message),
+    );
+    assert.throws(
+      () => new AllForOneStrategy(() => "stop", Symbol("x") as never),
+      (e: unknown) =>
+        e instanceof TypeError &&
+        /"limits" must be an object .*\(got Symbol\(x\)\)/.test(e.message),
+    );
+    assert.throws(
+      () => decideByErrorClass(Object.create(null)),
+      (e: unknown) =>
+        e instanceof TypeError &&
+        /"cases" must be an array .*\(got an object \(no prototype\)\)/.test(
+          e.message,
+        ),
+    );
+    assert.throws(
+      () => Props.create(() => new Actor() as never, null as never),
+      /"options" must be an object \(got null\)/,
+    );
   });
 
   it("a typed strategy of an unknown kind is rejected", () => {
