@@ -68,9 +68,19 @@ export interface BackoffOptions<T> {
   maxBackoff: number;
   /** Jitter of the default policy: each delay times `1 + u × randomFactor`, `u` in [-1, 1]. Default 0.2. */
   randomFactor?: number;
-  /** The delays. Default `exponentialBackoff({ minMs: minBackoff, maxMs: maxBackoff, randomFactor })`. */
+  /**
+   * The delays: an object with a `delayFor(restartCount)` method. Default
+   * `exponentialBackoff({ minMs: minBackoff, maxMs: maxBackoff, randomFactor })`.
+   * A delay that cannot be used (the method throws, or returns anything but a
+   * number >= 0) becomes `maxBackoff`, logged as an error, so a broken policy
+   * can neither cause a restart storm nor stop the supervisor; one over
+   * 2³¹ − 1 ms is clamped.
+   */
   policy?: BackoffPolicy;
-  /** When the restart count goes back to 0. Default `"after-min-stable"`. */
+  /**
+   * When the restart count goes back to 0. Default `"after-min-stable"`.
+   * With `{ kind: "after-time", ms }`, `ms` is at most 2³¹ − 1.
+   */
   resetCounter?: ResetCounter;
   /** What happens to messages while no child runs: kept (`"stash"`, default) or dropped to dead letters. */
   forward?: "stash" | "drop";
@@ -78,13 +88,20 @@ export interface BackoffOptions<T> {
   triggerOn?: TriggerOn;
   /** How many messages the stash keeps; the rest go to dead letters. Default 1000. */
   maxStashSize?: number;
-  /** How long a new child must live before the stash is delivered to it. Default `min(50, minBackoff)`. */
+  /** How long a new child must live before the stash is delivered to it, from 0 to 2³¹ − 1 ms. Default `min(50, minBackoff)`. */
   drainGraceMs?: number;
   /** Whether messages arriving in the grace window go straight to the child (when nothing is stashed). Default `true`. */
   forwardDuringGrace?: boolean;
   /** After this many respawns without a reset, the supervisor gives up and stops. Default `Infinity`; 0 never respawns. */
   maxRestarts?: number;
-  /** The clock for alive times, in milliseconds. Default `performance.now`. */
+  /**
+   * The clock for alive times, in milliseconds. Default `performance.now`.
+   * A reading that fails (the function throws, or returns anything but a
+   * finite number) is logged as an error and leaves that child's up-time
+   * unknown: the count does not reset by time for it (`Reset` still works),
+   * so delays keep growing toward `maxBackoff` rather than a broken clock
+   * causing a restart storm or stopping the supervisor.
+   */
   clock?: () => number;
 }
 
@@ -409,6 +426,12 @@ function isControl(message: unknown): boolean {
 
 const NAME_PATTERN = /^[^/$\s][^/\s]*$/;
 
+/**
+ * A clock reading that failed. Earlier than any start, so a child started
+ * or checked at this time never counts as stable (see `BackoffDecision`).
+ */
+const UNKNOWN_TIME = -Infinity;
+
 /** Options after defaults and validation. */
 interface Settings<T> {
   readonly childProps: Props<T>;
@@ -419,7 +442,9 @@ interface Settings<T> {
   readonly drainGraceMs: number;
   readonly forwardDuringGrace: boolean;
   readonly clock: () => number;
-  readonly decision: () => BackoffDecision;
+  readonly policy: BackoffPolicy;
+  /** A fresh decision per incarnation, asking `policy` (the supervisor's guarded wrapper) for delays. */
+  readonly decision: (policy: BackoffPolicy) => BackoffDecision;
 }
 
 function invalid(option: string, expected: string, value: unknown): never {
@@ -501,8 +526,11 @@ function settingsFrom<T>(options: BackoffOptions<T>): Settings<T> {
   ) {
     invalid("randomFactor", "a number from 0 to 1", randomFactor);
   }
-  const policy = options.policy ??
-    exponentialBackoff({ minMs: minBackoff, maxMs: maxBackoff, randomFactor });
+  // Only `undefined` means "the default", as for every other option: a
+  // `null` policy or grace is a mistake to report, not a default to apply.
+  const policy = options.policy === undefined
+    ? exponentialBackoff({ minMs: minBackoff, maxMs: maxBackoff, randomFactor })
+    : options.policy;
   if (
     typeof policy !== "object" || policy === null ||
     typeof policy.delayFor !== "function"
@@ -510,16 +538,25 @@ function settingsFrom<T>(options: BackoffOptions<T>): Settings<T> {
     invalid("policy", "an object with a delayFor(restartCount) method", policy);
   }
   if (
+    typeof resetCounter === "object" && resetCounter !== null &&
+    resetCounter.kind === "after-time"
+  ) {
+    // The stability check is a timer of `ms`: one over 2^31 - 1 would fire at once.
+    const { ms } = resetCounter;
+    if (typeof ms !== "number" || !(ms >= 0 && ms <= MAX_TIMER_DELAY_MS)) {
+      invalid(
+        "resetCounter.ms",
+        `a finite number of milliseconds from 0 to ${MAX_TIMER_DELAY_MS}`,
+        ms,
+      );
+    }
+  } else if (
     resetCounter !== "after-min-stable" && resetCounter !== "never" &&
-    resetCounter !== "manual" &&
-    !(typeof resetCounter === "object" && resetCounter !== null &&
-      resetCounter.kind === "after-time" &&
-      typeof resetCounter.ms === "number" &&
-      resetCounter.ms >= 0 && Number.isFinite(resetCounter.ms))
+    resetCounter !== "manual"
   ) {
     invalid(
       "resetCounter",
-      '"after-min-stable", "never", "manual" or { kind: "after-time", ms } with ms a finite number >= 0',
+      '"after-min-stable", "never", "manual" or { kind: "after-time", ms }',
       resetCounter,
     );
   }
@@ -531,14 +568,17 @@ function settingsFrom<T>(options: BackoffOptions<T>): Settings<T> {
   }
   checkCount("maxStashSize", maxStashSize);
   checkCount("maxRestarts", maxRestarts);
-  const drainGraceMs = options.drainGraceMs ?? Math.min(50, minBackoff);
+  const drainGraceMs = options.drainGraceMs === undefined
+    ? Math.min(50, minBackoff)
+    : options.drainGraceMs;
+  // The grace window is a timer: a delay over 2^31 - 1 would fire at once.
   if (
-    typeof drainGraceMs !== "number" || !(drainGraceMs >= 0) ||
-    !Number.isFinite(drainGraceMs)
+    typeof drainGraceMs !== "number" ||
+    !(drainGraceMs >= 0 && drainGraceMs <= MAX_TIMER_DELAY_MS)
   ) {
     invalid(
       "drainGraceMs",
-      "a finite number of milliseconds >= 0",
+      `a finite number of milliseconds from 0 to ${MAX_TIMER_DELAY_MS}`,
       drainGraceMs,
     );
   }
@@ -557,7 +597,8 @@ function settingsFrom<T>(options: BackoffOptions<T>): Settings<T> {
     drainGraceMs,
     forwardDuringGrace,
     clock,
-    decision: () =>
+    policy,
+    decision: (policy) =>
       new BackoffDecision({
         policy,
         minBackoff,
@@ -581,6 +622,13 @@ function settingsFrom<T>(options: BackoffOptions<T>): Settings<T> {
  * an `ask` made while the child was down still gets its answer. Messages the
  * crashed child had not processed yet are kept too. Anything that is not
  * delivered goes to dead letters, with a reason.
+ *
+ * A message the child sends to its parent with itself as the sender
+ * (`this.context.parent.tell(message, this.self)`) is not sent back to it:
+ * as in Akka, the supervisor passes it on to its own parent, with itself as
+ * the sender (so a reply comes back through the supervisor to the current
+ * child). The protocol messages (`Reset`, `GetRestartCount`, …) are handled
+ * by the supervisor whoever sends them.
  *
  * @example Usage
  * ```ts
@@ -689,17 +737,28 @@ export class BackoffSupervisor<T> extends Actor<unknown> {
   private constructor(settings: Settings<T>) {
     super();
     this.#settings = settings;
-    this.#decision = settings.decision();
+    this.#decision = settings.decision({
+      delayFor: (restartCount) => this.#delayFor(restartCount),
+    });
     this.supervisorStrategy = new OneForOneStrategy((error) => {
+      const child = this.#child ?? this.#lastChild!;
+      if (settings.triggerOn === "stop") {
+        // The parent decides for this supervisor and its child together. The
+        // child is not marked down: if the parent resumes, it goes on as
+        // before (and this supervisor with it); if it restarts or stops this
+        // supervisor, the child is stopped anyway.
+        this.#publish(
+          new BackoffChildFailed(this.#me, child as ActorRef<never>, error),
+        );
+        return Directive.Escalate;
+      }
       // Mark the child down the moment its failure is known, so nothing is
       // forwarded to a dying child.
-      const child = this.#child ?? this.#lastChild!;
       this.#failedChild = child;
       this.#childDown();
       this.#publish(
         new BackoffChildFailed(this.#me, child as ActorRef<never>, error),
       );
-      if (settings.triggerOn === "stop") return Directive.Escalate;
       this.log.warn(
         `child ${child.path} failed: ${
           error instanceof Error ? error.message : String(error)
@@ -713,10 +772,16 @@ export class BackoffSupervisor<T> extends Actor<unknown> {
       childStopping: (child, undelivered) =>
         this.#childStopping(child, undelivered),
       // Only the steady state takes the shortcut; anything else (a child
-      // down, in its grace window, a stash to drain, a protocol message)
-      // goes through onReceive.
-      forwardTarget: (message) =>
-        this.#graceOver && !isControl(message) ? this.#child : undefined,
+      // down, in its grace window, a stash to drain, a protocol message, a
+      // message from the child itself, which goes to this actor's parent)
+      // goes through onReceive. The sender is needed to tell the child's own
+      // messages apart: a runtime that does not pass it gets no shortcut
+      // (every message takes its turn here, which is correct, only slower).
+      forwardTarget: (message: unknown, ...sender: unknown[]) =>
+        this.#graceOver && sender.length > 0 && sender[0] !== this.#child &&
+          !isControl(message)
+          ? this.#child
+          : undefined,
     };
     Object.defineProperty(this, childLifecycle, { value: hooks });
   }
@@ -732,11 +797,23 @@ export class BackoffSupervisor<T> extends Actor<unknown> {
 
   /** Publishes whatever is still stashed as dead letters: nothing is lost silently. */
   override postStop(): void {
-    const reason = "supervisor stopped";
-    const left = this.#stash.drain();
-    for (let i = 0; i < left.length; i += 2) {
-      this.#undeliverable(left[i], left[i + 1], reason);
-    }
+    this.#releaseStash("supervisor stopped");
+  }
+
+  /**
+   * Before this supervisor is restarted (by its parent's strategy), its
+   * stash goes to dead letters: the new incarnation starts empty, and
+   * nothing is lost silently. Then, as by default, the child is stopped.
+   *
+   * @param reason The error that caused the restart.
+   * @param message The message being processed when it failed, if any.
+   */
+  override preRestart(
+    reason: unknown,
+    message?: unknown,
+  ): void | Promise<void> {
+    this.#releaseStash("supervisor restarted");
+    return super.preRestart(reason, message);
   }
 
   /**
@@ -780,22 +857,32 @@ export class BackoffSupervisor<T> extends Actor<unknown> {
       if (message instanceof StabilityCheck) {
         if (
           message.child === this.#child &&
-          this.#decision.resetIfStable(this.#settings.clock())
+          this.#decision.resetIfStable(this.#now())
         ) {
           this.#publish(new BackoffCounterReset(this.#me));
         }
         return;
       }
     }
-    this.#forward(message, this.sender as ActorRef<never> | undefined);
+    const sender = this.sender as ActorRef<never> | undefined;
+    // What the child sends its parent is meant for the parent's parent, as
+    // in Akka: passed on with this supervisor as the sender (the parent's
+    // reply then comes back through here to whichever child is current, and
+    // a BackoffSupervisor nested in another passes it on upward instead of
+    // back down).
+    if (sender !== undefined && sender === (this.#lastChild as unknown)) {
+      this.context.parent.tell(message, this.#me);
+      return;
+    }
+    this.#forward(message, sender);
   }
 
   // ───────────── the runtime's childLifecycle hook ─────────────
 
   #childStarted(child: ActorRef<never>): void {
     if (child !== (this.#child as unknown)) return;
-    const { clock, drainGraceMs } = this.#settings;
-    this.#decision.childStarted(clock());
+    const { drainGraceMs } = this.#settings;
+    this.#decision.childStarted(this.#now());
     this.#publish(
       new BackoffChildStarted(this.#me, child, this.#decision.restartCount),
     );
@@ -916,7 +1003,7 @@ export class BackoffSupervisor<T> extends Actor<unknown> {
     const how: Termination = ref === (this.#failedChild as unknown)
       ? "failure"
       : "stop";
-    const now = this.#settings.clock();
+    const now = this.#now();
     // A child that was stable but died before its stability check ran still resets the count.
     if (this.#decision.resetIfStable(now)) {
       this.#publish(new BackoffCounterReset(this.#me));
@@ -924,6 +1011,12 @@ export class BackoffSupervisor<T> extends Actor<unknown> {
     const verdict = this.#decision.childTerminated(how, now);
     switch (verdict.action) {
       case "respawn":
+        if (verdict.policyFailure !== undefined) {
+          this.log.error(
+            `policy.delayFor(${verdict.restartCount}) threw; waiting maxBackoff instead`,
+            verdict.policyFailure.error,
+          );
+        }
         this.#publish(
           new BackoffScheduled(this.#me, verdict.restartCount, verdict.delayMs),
         );
@@ -946,6 +1039,56 @@ export class BackoffSupervisor<T> extends Actor<unknown> {
         this.context.stopSelf();
         return;
     }
+  }
+
+  #releaseStash(reason: string): void {
+    const left = this.#stash.drain();
+    for (let i = 0; i < left.length; i += 2) {
+      this.#undeliverable(left[i], left[i + 1], reason);
+    }
+  }
+
+  /**
+   * The user's clock, contained: a reading that throws or is not a finite
+   * number is logged and becomes {@linkcode UNKNOWN_TIME}, which never
+   * makes a child count as stable.
+   */
+  #now(): number {
+    let reading: unknown;
+    try {
+      reading = this.#settings.clock();
+    } catch (error) {
+      this.log.error(
+        "clock threw; up-time unknown, the restart count does not reset by time for this child",
+        error,
+      );
+      return UNKNOWN_TIME;
+    }
+    if (typeof reading === "number" && Number.isFinite(reading)) {
+      return reading;
+    }
+    this.log.error(
+      `clock returned ${
+        describeValue(reading)
+      }, not a finite number of milliseconds; up-time unknown, the restart count does not reset by time for this child`,
+    );
+    return UNKNOWN_TIME;
+  }
+
+  /**
+   * The user's policy, watched: a delay that is not a number >= 0 is logged
+   * and becomes NaN, which the decision turns into `maxBackoff`. A throw
+   * goes through to the decision, which contains it (see `policyFailure`).
+   */
+  #delayFor(restartCount: number): number {
+    const delayMs: unknown = this.#settings.policy.delayFor(restartCount);
+    if (typeof delayMs === "number" && delayMs >= 0) return delayMs;
+    this.log.error(
+      `policy.delayFor(${restartCount}) returned ${
+        describeValue(delayMs)
+      }, not a number of milliseconds >= 0; waiting maxBackoff instead`,
+    );
+    return NaN;
   }
 
   #undeliverable(message: unknown, sender: unknown, reason: string): void {

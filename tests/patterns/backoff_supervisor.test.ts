@@ -400,7 +400,7 @@ describe("BackoffSupervisor stash and order", () => {
     );
   });
 
-  it("sends its stash to dead letters when stopped, and its own restart does the same", async () => {
+  it("sends its stash to dead letters when stopped, also by its parent's restart (its own restart: backoff_supervisor_containment)", async () => {
     script.failStarts = 100;
     class Parent extends Actor<string> {
       override supervisorStrategy = new OneForOneStrategy(() => "restart");
@@ -671,7 +671,7 @@ describe("BackoffSupervisor.props validation", () => {
     [
       "resetCounter ms",
       { resetCounter: { kind: "after-time", ms: -5 } },
-      /"resetCounter" must be/,
+      /"resetCounter\.ms" must be .*\(got -5\)/,
     ],
     [
       "forward",
