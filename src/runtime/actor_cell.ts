@@ -2,8 +2,9 @@
 // This module is browser compatible.
 
 /**
- * One actor's state machine, and its ref and context at once (a cell is all
- * three, so a local actor costs one object besides its instance).
+ * The kernel: one actor's lifecycle and its message turn. A cell is the
+ * actor's ref, its context and its state machine at once, so a local actor
+ * costs one object besides its instance.
  *
  * ```
  *   NEW ──start──▶ STARTING ──preStart done──▶ RUNNING ◀──resume──┐
@@ -12,10 +13,19 @@
  *   any ──stop──▶ STOPPING (children stop, then postStop) ──▶ STOPPED
  * ```
  *
- * The message path: `tell` → {@linkcode ActorCell.enqueue} → mailbox →
- * dispatcher → {@linkcode ActorCell.run} → `onReceive`. Failures leave that
- * path for {@linkcode ActorCell.fail}, which asks the parent's strategy (or
- * the actor's own typed strategy) what to do.
+ * The message path: `tell` → {@linkcode ActorCell.enqueue} → mailbox
+ * (`mailbox.ts`) → dispatcher (`dispatcher.ts`) → {@linkcode ActorCell.run}
+ * → `onReceive`. A failure leaves that path for the failure port
+ * (`../supervision/supervised.ts`): the actor's own typed handling, which
+ * `supervise()` installs on its `Props` (`../supervision/typed.ts`), or else
+ * its parent's classic strategy (`../supervision/classic.ts`). Each decision
+ * acts back through the cell's lifecycle operations (restart, resume, stop).
+ *
+ * The features live in their own files and attach here: death watch
+ * (`watch.ts`), ask (`ask.ts`), timers (`timers.ts`), children
+ * (`children.ts`), and the one port for patterns (`undelivered.ts`). What
+ * stays here is what every actor needs: delivery, the turn, start, restart,
+ * failure and stop, plus `become` and `stash`, which are the turn's own state.
  *
  * @module
  */
@@ -25,10 +35,10 @@ import {
   type ActorContext,
   type Behavior,
   constructWith,
-  Terminated,
 } from "./actor.ts";
-import { ActorRef, AskRef, DEFAULT_ASK_TIMEOUT_MS } from "./actor_ref.ts";
+import { ActorRef, DEFAULT_ASK_TIMEOUT_MS } from "./actor_ref.ts";
 import type { ActorSystem, SystemCore } from "./actor_system.ts";
+import { AskRef } from "./ask.ts";
 import { Children } from "./children.ts";
 import { THROUGHPUT } from "./dispatcher.ts";
 import {
@@ -39,7 +49,7 @@ import {
   ActorStopTimedOut,
 } from "./event_stream.ts";
 import { Logger } from "./logging.ts";
-import { Mailbox } from "./mailbox.ts";
+import { Mailbox, Notice } from "./mailbox.ts";
 import type { Props } from "./props.ts";
 import {
   ActorTimers,
@@ -48,15 +58,28 @@ import {
   type TimerScheduler,
   TimerTicket,
 } from "./timers.ts";
+import {
+  type Envelope,
+  takeOverUndelivered,
+  type UndeliveredTaker,
+} from "./undelivered.ts";
+import {
+  announceTermination,
+  type DeathWatch,
+  openTerminated,
+  type TerminatedNotice,
+  unwatch,
+  watch,
+} from "./watch.ts";
+import { superviseChild } from "../supervision/classic.ts";
 import { describeError, describeValue } from "../supervision/describe_value.ts";
-import { BackoffDecision } from "../supervision/backoff_decision.ts";
 import {
   defaultStrategy,
   FaultHandlingStrategy,
   requestRestartPermission,
   type RestartStatistics,
 } from "../supervision/strategy.ts";
-import type { TypedStrategy } from "../supervision/supervisor_strategy.ts";
+import type { Supervised } from "../supervision/supervised.ts";
 
 // Lifecycle states, in order: a state >= SUSPENDED processes no messages.
 const NEW = 0;
@@ -73,7 +96,7 @@ const STOP_REQUESTED = 4; // stop once the message in flight is done
 const RESTART_PENDING = 8; // restart once the children being stopped are gone
 const AWAITING_PARENT = 16; // suspended after escalating; follows the parent's fate
 const FORWARDS = 32; // the actor's hooks may pass messages straight to a child
-const HANDED = 64; // a message waits in currentMessage/currentSender, ahead of the mailbox
+const HANDED = 64; // a message waits in handedMessage/handedSender, ahead of the mailbox
 const POST_STOP_CALLED = 128; // postStop has run or is running: never call it twice
 
 /**
@@ -85,13 +108,8 @@ const NO_MESSAGE: unique symbol = Symbol("no message");
 const STASHED: unique symbol = Symbol("stashed");
 /** `currentMessage` after `stash()` overflowed: already a dead letter. */
 const STASH_OVERFLOWED: unique symbol = Symbol("stash overflowed");
-
-/**
- * Sender slot marker: the message slot holds a notice from the runtime (a
- * {@linkcode TimerTicket} or a {@linkcode Terminated}), checked when taken
- * out. One marker keeps ordinary messages to a single comparison.
- */
-const FROM_RUNTIME: unique symbol = Symbol("runtime notice");
+/** The key of a typed backoff's pending restart among the actor's timers. */
+const RESTART_TIMER: unique symbol = Symbol("restart");
 
 /**
  * Whether a hook's result is to be awaited. Reading `then` is user code (a
@@ -130,25 +148,25 @@ interface InFlight {
   abandoned: boolean;
 }
 
+/** What the timer of a typed backoff's pending restart carries. */
+interface RestartDue {
+  readonly reason: unknown;
+  readonly message: unknown;
+}
+
 /** What a stop waited for when its shutdown timeout passed. */
 type StopWait = ActorStopTimedOut["waitingFor"];
 
 const NAME_PATTERN = /^[^/$\s][^/\s]*$/;
 
-/** A message with its sender, as handed to {@linkcode ChildLifecycleHooks.childStopping}. */
-export interface Envelope {
-  readonly message: unknown;
-  readonly sender: ActorRef<never> | undefined;
-}
+export type { Envelope };
 
 /**
- * The runtime's one internal hook for the patterns layer. An actor whose
- * instance has a {@linkcode childLifecycle} property is told synchronously,
- * inside the runtime, when a child finishes starting and when a child begins
- * to stop (with the messages the child never processed, which the parent
- * then owns instead of dead letters). The BackoffSupervisor uses it to mark
- * its child down the moment it fails and to keep the messages queued behind
- * the one that crashed it.
+ * Legacy hooks of the BackoffSupervisor, to be replaced by
+ * {@linkcode takeOverUndelivered} alone. An actor whose instance has a
+ * {@linkcode childLifecycle} property is told when a child finishes
+ * starting and when it begins to stop, and may pass messages straight to a
+ * child.
  */
 export const childLifecycle: unique symbol = Symbol(
   "understudy.childLifecycle",
@@ -160,13 +178,7 @@ export interface ChildLifecycleHooks {
   childStarted(child: ActorRef<never>): void;
   /** `child` is stopping; `undelivered` are its unprocessed messages, oldest first. */
   childStopping(child: ActorRef<never>, undelivered: Envelope[]): void;
-  /**
-   * Offered each message sent to this actor while its mailbox is empty and
-   * it is idle, so nothing sent earlier is still pending: it may name a
-   * child to receive the message directly (with its sender) instead of the
-   * message taking a turn through this actor's mailbox. A forwarding actor
-   * then costs one call per message, not a second dispatch.
-   */
+  /** May name a child to receive `message` directly, skipping this actor's mailbox. */
   forwardTarget?(message: unknown): ActorRef<unknown> | undefined;
 }
 
@@ -176,23 +188,22 @@ class CellExtras {
   forwardTarget:
     | ((message: unknown) => ActorRef<unknown> | undefined)
     | undefined = undefined;
-  watchers: Set<ActorCell<never>> | undefined = undefined;
-  watching: Set<ActorCell<never>> | undefined = undefined;
+  deathWatch: DeathWatch | undefined = undefined;
   /** The handler installed by `become`; `undefined` means `onReceive`. */
   behavior: Behavior<never> | undefined = undefined;
   behaviorStack: (Behavior<never> | undefined)[] | undefined = undefined;
   stash: Mailbox | undefined = undefined;
   timers: ActorTimers | undefined = undefined;
   logger: Logger | undefined = undefined;
+  /** Classic and typed restart limits: restarts granted in the current window. */
   restartStats: RestartStatistics | undefined = undefined;
-  /** Typed restartWithBackoff: the restart count and its rules. */
-  backoff: BackoffDecision | undefined = undefined;
+  /** What the failure handling keeps across restarts (see {@linkcode Supervised.supervisionState}). */
+  supervisionState: unknown = undefined;
+  /** While a typed backoff waits to restart: how many messages may wait; -1 otherwise. */
+  restartCapacity = -1;
   /** Live children, in creation order. */
   children: Children<ActorCell<never>> | undefined = undefined;
   generatedNames = 0;
-  /** Typed restartWithBackoff: the pending restart, and how many messages may wait for it. */
-  backoffTimer: unknown = undefined;
-  backoffCapacity = 0;
   /** Why the next start is a restart; NO_MESSAGE for a first start. */
   restartReason: unknown = NO_MESSAGE;
   /** The async hook or handler the cell waits for (with the BUSY flag). */
@@ -202,7 +213,8 @@ class CellExtras {
 }
 
 /** A local actor's ref, context and state machine. Internal to the runtime. */
-export class ActorCell<T> extends ActorRef<T> implements ActorContext<T> {
+export class ActorCell<T> extends ActorRef<T>
+  implements ActorContext<T>, Supervised {
   readonly core: SystemCore;
   readonly parentCell: ActorCell<never> | undefined;
   /**
@@ -218,15 +230,16 @@ export class ActorCell<T> extends ActorRef<T> implements ActorContext<T> {
   status: number = NEW;
   flags = 0;
   mailbox: Mailbox | undefined = undefined;
-  /**
-   * The message being processed and its sender. Between turns, with the
-   * HANDED flag, they hold the next message instead: one sent while the
-   * cell was idle with nothing queued, handed over with its turn rather
-   * than through the mailbox (see `#deliver`). It is logically the head of
-   * the mailbox.
-   */
+  /** The message of the turn under way and its sender; NO_MESSAGE between turns. */
   currentMessage: unknown = NO_MESSAGE;
   currentSender: ActorRef<unknown> | undefined = undefined;
+  /**
+   * With the HANDED flag: the next message, sent while the cell was idle
+   * with nothing queued and handed over with its turn rather than through
+   * the mailbox (see `#deliver`). It is logically the head of the mailbox.
+   */
+  handedMessage: unknown = undefined;
+  handedSender: unknown = undefined;
   extras: CellExtras | undefined = undefined;
 
   constructor(
@@ -246,6 +259,19 @@ export class ActorCell<T> extends ActorRef<T> implements ActorContext<T> {
   get name(): string {
     const key = this.childKey;
     return typeof key === "number" ? `$${key.toString(36)}` : key;
+  }
+
+  /** Stopping, stopped, or asked to stop. */
+  get isStopping(): boolean {
+    return this.status >= STOPPING || (this.flags & STOP_REQUESTED) !== 0;
+  }
+
+  get isStopped(): boolean {
+    return this.status === STOPPED;
+  }
+
+  ensureExtras(): CellExtras {
+    return this.extras ??= new CellExtras();
   }
 
   // ───────────────────────── ActorRef ─────────────────────────
@@ -274,42 +300,42 @@ export class ActorCell<T> extends ActorRef<T> implements ActorContext<T> {
     return asker.promise;
   }
 
+  // ───────────────────────── Delivery ─────────────────────────
+
   /**
    * Puts a message in the mailbox and makes sure the cell will run. A
-   * forwarder in its steady state (a BackoffSupervisor with its child up)
-   * names the cell that gets the message instead; such links are followed in
-   * a loop, not by recursion, and the message is delivered once.
+   * forwarder in its steady state names the cell that gets the message
+   * instead; such links are followed in a loop, not by recursion, and the
+   * message is delivered once.
    */
   enqueue(message: unknown, sender: unknown): void {
-    let target = this.#forwardTarget(message, sender);
+    let target = this.#forwardTarget(message);
     if (target === undefined) {
       this.#deliver(message, sender);
       return;
     }
     for (
-      let next = target.#forwardTarget(message, sender);
+      let next = target.#forwardTarget(message);
       next !== undefined;
-      next = next.#forwardTarget(message, sender)
+      next = next.#forwardTarget(message)
     ) {
       target = next;
     }
     target.#deliver(message, sender);
   }
 
-  /**
-   * The child a forwarding actor names for `message`, when it may skip its
-   * own mailbox now: it is idle, so nothing sent earlier is still queued
-   * (see `#deliver`).
-   */
-  #forwardTarget(
-    message: unknown,
-    sender: unknown,
-  ): ActorCell<unknown> | undefined {
+  /** Queues a runtime notice (a timer's tick, a Terminated): never handed, never a dead letter. */
+  enqueueNotice(notice: Notice): void {
+    this.#queue(notice, undefined);
+  }
+
+  /** The child a forwarding actor names for `message`, when it is idle (nothing earlier queued). */
+  #forwardTarget(message: unknown): ActorCell<unknown> | undefined {
     // One test covers the common case: not a forwarder (or busy, or queued).
     if ((this.flags & (FORWARDS | BUSY | SCHEDULED)) !== FORWARDS) {
       return undefined;
     }
-    if (this.status !== RUNNING || sender === FROM_RUNTIME) return undefined;
+    if (this.status !== RUNNING || message instanceof Notice) return undefined;
     return this.extras!.forwardTarget!(message) as
       | ActorCell<unknown>
       | undefined;
@@ -329,12 +355,9 @@ export class ActorCell<T> extends ActorRef<T> implements ActorContext<T> {
     // slower) so that it inlines into `tell`: an idle actor gets the message
     // handed over with its turn, skipping the mailbox (the common
     // one-message-at-a-time exchange).
-    if (
-      (this.flags & (SCHEDULED | BUSY)) === 0 && this.status === RUNNING &&
-      sender !== FROM_RUNTIME
-    ) {
-      this.currentMessage = message;
-      this.currentSender = sender as ActorRef<unknown> | undefined;
+    if ((this.flags & (SCHEDULED | BUSY)) === 0 && this.status === RUNNING) {
+      this.handedMessage = message;
+      this.handedSender = sender;
       this.flags |= SCHEDULED | HANDED;
       this.core.dispatcher.schedule(this);
       return;
@@ -346,17 +369,16 @@ export class ActorCell<T> extends ActorRef<T> implements ActorContext<T> {
   #queue(message: unknown, sender: unknown): void {
     if (this.status >= SUSPENDED) {
       if (this.status >= STOPPING) {
-        // A runtime notice (timer, Terminated) for a stopping actor was never sent by anyone.
-        if (sender !== FROM_RUNTIME) {
+        // A runtime notice for a stopping actor was never sent by anyone.
+        if (!(message instanceof Notice)) {
           this.core.deadLetter(message, sender, this, "recipient stopped");
         }
         return;
       }
-      const extras = this.extras;
+      const capacity = this.extras?.restartCapacity ?? -1;
       if (
-        extras !== undefined && extras.backoffTimer !== undefined &&
-        sender !== FROM_RUNTIME &&
-        (this.mailbox?.size ?? 0) >= extras.backoffCapacity
+        capacity >= 0 && !(message instanceof Notice) &&
+        (this.mailbox?.size ?? 0) >= capacity
       ) {
         this.core.deadLetter(
           message,
@@ -378,10 +400,10 @@ export class ActorCell<T> extends ActorRef<T> implements ActorContext<T> {
   #settleHanded(): void {
     if ((this.flags & HANDED) === 0) return;
     this.flags &= ~HANDED;
-    const message = this.currentMessage;
-    const sender = this.currentSender;
-    this.currentMessage = NO_MESSAGE;
-    this.currentSender = undefined;
+    const message = this.handedMessage;
+    const sender = this.handedSender;
+    this.handedMessage = undefined;
+    this.handedSender = undefined;
     (this.mailbox ??= new Mailbox()).unshift(message, sender);
   }
 
@@ -392,8 +414,7 @@ export class ActorCell<T> extends ActorRef<T> implements ActorContext<T> {
   }
 
   get sender(): ActorRef<unknown> | undefined {
-    // Between turns the slot may hold a handed message not yet processed.
-    return (this.flags & HANDED) === 0 ? this.currentSender : undefined;
+    return this.currentSender;
   }
 
   get parent(): ActorRef<unknown> {
@@ -405,7 +426,7 @@ export class ActorCell<T> extends ActorRef<T> implements ActorContext<T> {
   }
 
   get log(): Logger {
-    const extras = this.#extras();
+    const extras = this.ensureExtras();
     return extras.logger ??= new Logger(
       () => this.path,
       this.core.logLevel,
@@ -414,9 +435,15 @@ export class ActorCell<T> extends ActorRef<T> implements ActorContext<T> {
   }
 
   get timers(): TimerScheduler {
-    const extras = this.#extras();
+    return this.#timers();
+  }
+
+  #timers(): ActorTimers {
+    const extras = this.ensureExtras();
     return extras.timers ??= new ActorTimers((ticket) =>
-      this.enqueue(ticket, FROM_RUNTIME)
+      ticket.key === RESTART_TIMER
+        ? this.#restartDue(ticket)
+        : this.enqueueNotice(ticket)
     );
   }
 
@@ -440,7 +467,7 @@ export class ActorCell<T> extends ActorRef<T> implements ActorContext<T> {
     if (cell !== (this as unknown) && cell.parentCell !== (this as unknown)) {
       throw new TypeError(
         `Cannot stop ${
-          String(ref)
+          describeValue(ref)
         } from ${this.path}: an actor can stop only itself and its own children`,
       );
     }
@@ -457,31 +484,16 @@ export class ActorCell<T> extends ActorRef<T> implements ActorContext<T> {
         `Cannot watch ${describeValue(ref)}: only actor refs can be watched`,
       );
     }
-    const target = ref as ActorCell<never>;
-    if (target === (this as unknown)) return ref;
-    const watching = this.#extras().watching ??= new Set();
-    // A target stays in `watching` until its Terminated is processed, so
-    // watching it again meanwhile cannot queue a second one.
-    if (watching.has(target)) return ref;
-    watching.add(target);
-    if (target.status === STOPPED) {
-      this.enqueue(new Terminated(target), FROM_RUNTIME);
-      return ref;
+    if (ref !== (this as unknown)) {
+      watch(this as unknown as ActorCell<never>, ref as ActorCell<never>);
     }
-    (target.#extras().watchers ??= new Set()).add(
-      this as unknown as ActorCell<never>,
-    );
     return ref;
   }
 
   unwatch(ref: ActorRef<never>): void {
-    const target = ref as unknown as ActorCell<never>;
-    this.extras?.watching?.delete(target);
-    target.extras?.watchers?.delete(this as unknown as ActorCell<never>);
-    // A Terminated already queued for it must not arrive after unwatch.
-    this.mailbox?.removeWhere((message) =>
-      message instanceof Terminated && message.ref === (target as unknown)
-    );
+    if (ref instanceof ActorCell) {
+      unwatch(this as unknown as ActorCell<never>, ref as ActorCell<never>);
+    }
   }
 
   become(behavior: Behavior<T>, options: { discardOld?: boolean } = {}): void {
@@ -492,7 +504,7 @@ export class ActorCell<T> extends ActorRef<T> implements ActorContext<T> {
         })`,
       );
     }
-    const extras = this.#extras();
+    const extras = this.ensureExtras();
     if (options.discardOld === false) {
       (extras.behaviorStack ??= []).push(extras.behavior);
     }
@@ -510,13 +522,12 @@ export class ActorCell<T> extends ActorRef<T> implements ActorContext<T> {
     // A second stash() in the same turn changes nothing.
     if (message === STASHED) return true;
     if (message === STASH_OVERFLOWED) return false;
-    if (message === NO_MESSAGE || (this.flags & HANDED) !== 0) {
+    if (message === NO_MESSAGE) {
       throw new TypeError(
         `Cannot stash in ${this.path}: no message is being processed (call stash() while handling one, in onReceive or a become behavior)`,
       );
     }
-    const extras = this.#extras();
-    const stash = extras.stash ??= new Mailbox();
+    const stash = this.ensureExtras().stash ??= new Mailbox();
     if (stash.size >= this.props.stashCapacity) {
       this.core.deadLetter(message, this.currentSender, this, "stash overflow");
       this.currentMessage = STASH_OVERFLOWED;
@@ -548,10 +559,10 @@ export class ActorCell<T> extends ActorRef<T> implements ActorContext<T> {
         })`,
       );
     }
-    if (this.status >= STOPPING || (this.flags & STOP_REQUESTED) !== 0) {
+    if (this.isStopping) {
       throw new Error(`Cannot create actor under ${this.path}: it is stopping`);
     }
-    const extras = this.#extras();
+    const extras = this.ensureExtras();
     const children = extras.children ??= new Children();
     let childKey: string | number;
     if (name === undefined) {
@@ -597,12 +608,10 @@ export class ActorCell<T> extends ActorRef<T> implements ActorContext<T> {
   }
 
   #hasStoppingChildren(): boolean {
-    return this.extras?.children?.some((child) =>
-      child.status >= STOPPING || (child.flags & STOP_REQUESTED) !== 0
-    ) ?? false;
+    return this.extras?.children?.some((child) => child.isStopping) ?? false;
   }
 
-  // ───────────────────────── Processing ─────────────────────────
+  // ───────────────────────── The turn ─────────────────────────
 
   /**
    * Called by the dispatcher: starts, stops, or processes up to THROUGHPUT
@@ -617,7 +626,11 @@ export class ActorCell<T> extends ActorRef<T> implements ActorContext<T> {
       ) {
         this.flags &= ~HANDED;
         budget--;
-        this.#receive(); // the handed message is already current
+        this.currentMessage = this.handedMessage;
+        this.currentSender = this.handedSender as ActorRef<unknown> | undefined;
+        this.handedMessage = undefined;
+        this.handedSender = undefined;
+        this.#receive();
       } else {
         this.#settleHanded();
       }
@@ -679,16 +692,17 @@ export class ActorCell<T> extends ActorRef<T> implements ActorContext<T> {
     this.#scheduleIfRunnable();
   }
 
+  /** Opens a message taken from the mailbox (runtime notices by their type) and handles it. */
   #invoke(message: unknown, sender: unknown): void {
-    if (sender === FROM_RUNTIME) {
+    if (message instanceof Notice) {
       if (message instanceof TimerTicket) {
         if (!this.extras?.timers?.accept(message)) return; // cancelled or replaced
         message = message.message;
         sender = undefined;
       } else {
-        // A Terminated: the watch it answers is over once it is processed.
-        sender = (message as Terminated).ref;
-        this.extras?.watching?.delete(sender as ActorCell<never>);
+        const notice = message as TerminatedNotice;
+        sender = notice.ref;
+        message = openTerminated(this as unknown as ActorCell<never>, notice);
       }
     }
     this.currentMessage = message;
@@ -752,7 +766,7 @@ export class ActorCell<T> extends ActorRef<T> implements ActorContext<T> {
     sender: unknown,
     next: () => void,
   ): void {
-    const extras = this.#extras();
+    const extras = this.ensureExtras();
     const inFlight: InFlight = { message, sender, abandoned: false };
     extras.inFlight = inFlight;
     this.flags |= BUSY;
@@ -791,7 +805,7 @@ export class ActorCell<T> extends ActorRef<T> implements ActorContext<T> {
         }`,
       );
     }
-    this.#logError("a replaced instance failed", error);
+    this.logError("a replaced instance failed", error);
   }
 
   #scheduleIfRunnable(): void {
@@ -804,10 +818,6 @@ export class ActorCell<T> extends ActorRef<T> implements ActorContext<T> {
       this.flags |= SCHEDULED;
       this.core.dispatcher.schedule(this);
     }
-  }
-
-  #extras(): CellExtras {
-    return this.extras ??= new CellExtras();
   }
 
   // ───────────────────────── Start and restart ─────────────────────────
@@ -849,7 +859,7 @@ export class ActorCell<T> extends ActorRef<T> implements ActorContext<T> {
     this.actor = actor;
     const forwardTarget = this.#ownHooks()?.forwardTarget;
     if (forwardTarget !== undefined) {
-      this.#extras().forwardTarget = forwardTarget;
+      this.ensureExtras().forwardTarget = forwardTarget;
       this.flags |= FORWARDS;
     } else {
       this.flags &= ~FORWARDS;
@@ -879,7 +889,7 @@ export class ActorCell<T> extends ActorRef<T> implements ActorContext<T> {
   #started(restartReason: unknown): void {
     if (this.status !== STARTING) return;
     this.status = RUNNING;
-    this.extras?.backoff?.childStarted(now());
+    this.props.failureHandling?.actorStarted(this);
     const events = this.core.eventStream;
     if (events.hasSubscribers) {
       events.publish(
@@ -891,10 +901,7 @@ export class ActorCell<T> extends ActorRef<T> implements ActorContext<T> {
           ),
       );
     }
-    const hooks = this.#parentHooks();
-    if (hooks !== undefined) {
-      hooks.childStarted(this as unknown as ActorRef<never>);
-    }
+    this.#parentHooks()?.childStarted(this as unknown as ActorRef<never>);
     this.#scheduleIfRunnable();
   }
 
@@ -927,6 +934,7 @@ export class ActorCell<T> extends ActorRef<T> implements ActorContext<T> {
     const extras = this.extras;
     if (extras !== undefined) {
       extras.inFlight = undefined;
+      extras.restartCapacity = -1;
       extras.timers?.cancelAll();
       extras.behavior = undefined;
       extras.behaviorStack = undefined;
@@ -946,17 +954,42 @@ export class ActorCell<T> extends ActorRef<T> implements ActorContext<T> {
           whenSettled(
             result,
             () => {},
-            (error) => this.#logError("preRestart failed", error),
+            (error) => this.logError("preRestart failed", error),
           );
         }
       } catch (error) {
-        this.#logError("preRestart failed", error);
+        this.logError("preRestart failed", error);
       }
     }
     this.actor = undefined;
-    this.#extras().restartReason = reason;
+    this.ensureExtras().restartReason = reason;
     if (this.#hasStoppingChildren()) this.flags |= RESTART_PENDING;
     else this.#scheduleIfRunnable();
+  }
+
+  /**
+   * Restarts after `delayMs` on the actor's own timers (so a stop cancels
+   * it); messages wait in the mailbox meanwhile, at most `capacity`.
+   */
+  restartAfter(
+    delayMs: number,
+    reason: unknown,
+    message: unknown,
+    capacity: number | undefined,
+  ): void {
+    const timers = this.#timers();
+    // The failed instance will never see its timers' messages; stopped now,
+    // they cannot fill the bounded wait with ticks.
+    timers.cancelAll();
+    this.ensureExtras().restartCapacity = capacity ?? this.props.stashCapacity;
+    timers.startSingleTimer(RESTART_TIMER, { reason, message }, delayMs);
+  }
+
+  #restartDue(ticket: TimerTicket): void {
+    if (!this.#timers().accept(ticket)) return; // cancelled by a stop
+    this.ensureExtras().restartCapacity = -1;
+    const due = ticket.message as RestartDue;
+    if (this.status === SUSPENDED) this.restart(due.reason, due.message);
   }
 
   /** Schedules the first start of the guardian (children are scheduled by actorOf). */
@@ -977,10 +1010,16 @@ export class ActorCell<T> extends ActorRef<T> implements ActorContext<T> {
     this.#scheduleIfRunnable();
   }
 
+  /** Suspended until the parent's own supervisor decides (this actor escalated, or a sibling did). */
+  awaitParent(): void {
+    this.status = SUSPENDED;
+    this.flags |= AWAITING_PARENT;
+  }
+
   // ───────────────────────── Failure ─────────────────────────
 
   /**
-   * The actor threw or rejected: suspend it and let its supervisor decide.
+   * The actor threw or rejected: suspend it and hand it to the failure port.
    * `undelivered` says whether `message` still needs an outcome (it becomes
    * a dead letter).
    */
@@ -999,170 +1038,65 @@ export class ActorCell<T> extends ActorRef<T> implements ActorContext<T> {
       );
     }
     if (this.status >= STOPPING) {
-      this.#logError("failed while stopping", error);
+      this.logError("failed while stopping", error);
       return;
     }
     this.status = SUSPENDED;
     if ((this.flags & STOP_REQUESTED) !== 0) {
-      this.#logError("failed", error);
+      this.logError("failed", error);
       this.#beginStop();
       return;
     }
-    const typed = this.props.strategyFor(error);
-    if (typed !== undefined) {
-      this.#applyTypedStrategy(typed, error, message);
+    const handling = this.props.failureHandling;
+    if (handling !== undefined) {
+      handling.actorFailed(this, error, message);
     } else if (this.parentCell !== undefined) {
-      this.parentCell.handleChildFailure(
+      this.parentCell.childFailed(
         this as unknown as ActorCell<never>,
         error,
         message,
       );
     } else {
-      this.#logError("guardian failed; stopping", error);
+      this.logError("guardian failed; stopping", error);
       this.#beginStop();
     }
   }
 
-  /** Classic supervision: a child failed; apply this actor's strategy. */
-  handleChildFailure(
-    child: ActorCell<never>,
-    error: unknown,
-    message: unknown,
-  ): void {
-    if (this.status >= STOPPING || (this.flags & STOP_REQUESTED) !== 0) {
+  /** Classic supervision: a child failed; this actor's strategy decides. */
+  childFailed(child: ActorCell<never>, error: unknown, message: unknown): void {
+    if (this.isStopping) {
       child.requestStop(); // this actor is going away; so are its children
       return;
     }
-    const strategy = this.actor?.supervisorStrategy ?? defaultStrategy;
-    let directive = strategy.decide(error);
-    if (directive === "escalate" && this.parentCell === undefined) {
-      directive = "stop";
-    }
-    if (directive === "restart") {
-      if (
-        !child.#permitRestart(strategy.maxRetries, strategy.withinTimeRangeMs)
-      ) {
-        directive = "stop";
-        if (strategy.loggingEnabled) {
-          child.log.error(
-            `restart limit reached (${strategy.maxRetries} within ${strategy.withinTimeRangeMs} ms); stopping`,
-          );
-        }
-      }
-    }
-    child.#reportFailure(error, directive, strategy.loggingEnabled);
-    const targets = strategy.appliesToAllChildren && directive !== "resume"
-      ? this.extras!.children!.toArray()
-      : [child];
-    switch (directive) {
-      case "resume":
-        child.resume();
-        break;
-      case "restart":
-        for (const target of targets) {
-          if (target.status < STOPPING) {
-            target.restart(error, target === child ? message : NO_MESSAGE);
-          }
-        }
-        break;
-      case "stop":
-        for (const target of targets) target.requestStop();
-        break;
-      case "escalate":
-        for (const target of targets) {
-          target.status = SUSPENDED;
-          target.flags |= AWAITING_PARENT;
-        }
-        this.fail(error, NO_MESSAGE, undefined);
-        break;
-    }
+    superviseChild(
+      this.actor?.supervisorStrategy ?? defaultStrategy,
+      child,
+      () => this.extras!.children!.toArray(),
+      error,
+      message,
+      this.parentCell === undefined
+        ? undefined
+        : (reason) => this.fail(reason, NO_MESSAGE, undefined),
+    );
   }
 
-  /** Typed supervision: this actor's own props say what to do. */
-  #applyTypedStrategy(
-    strategy: TypedStrategy,
-    error: unknown,
-    message: unknown,
-  ): void {
-    const extras = this.#extras();
-    switch (strategy.kind) {
-      case "resume":
-        this.#reportFailure(error, "resume", strategy.loggingEnabled);
-        this.resume();
-        return;
-      case "stop":
-        this.#reportFailure(error, "stop", strategy.loggingEnabled);
-        this.requestStop();
-        return;
-      case "restart": {
-        if (this.#permitRestart(strategy.maxRestarts, strategy.withinMs)) {
-          this.#reportFailure(error, "restart", strategy.loggingEnabled);
-          this.restart(error, message);
-        } else {
-          this.#reportFailure(error, "stop", strategy.loggingEnabled);
-          this.requestStop();
-        }
-        return;
-      }
-      case "backoff": {
-        // The same rules as the BackoffSupervisor's: reset after a stable
-        // run, give up after maxRestarts, a safe delay from the policy.
-        const decision = extras.backoff ??= new BackoffDecision({
-          policy: strategy.policy!,
-          minBackoff: 0, // only read by "after-min-stable"
-          maxBackoff: strategy.maxBackoff,
-          resetCounter: { kind: "after-time", ms: strategy.resetBackoffAfter },
-          triggerOn: "any",
-          maxRestarts: strategy.maxRestarts,
-        });
-        const verdict = decision.childTerminated("failure", now());
-        if (verdict.action !== "respawn") {
-          this.#reportFailure(error, "stop", strategy.loggingEnabled);
-          this.requestStop();
-          return;
-        }
-        const delayMs = verdict.delayMs;
-        if (verdict.policyFailure !== undefined) {
-          this.#logError(
-            `backoff policy failed; waiting maxBackoff (${delayMs} ms)`,
-            verdict.policyFailure.error,
-          );
-        }
-        this.#reportFailure(error, "backoff", strategy.loggingEnabled);
-        // The failed instance will never see its timers' messages (the
-        // restart cancels them anyway); stopped now, they cannot fill the
-        // bounded wait with ticks and push real messages to dead letters.
-        extras.timers?.cancelAll();
-        extras.backoffCapacity = strategy.stashCapacity;
-        extras.backoffTimer = globalThis.setTimeout(() => {
-          extras.backoffTimer = undefined;
-          if (this.status === SUSPENDED) this.restart(error, message);
-        }, delayMs);
-        return;
-      }
-      default:
-        // Unreachable through the API (TypedStrategy checks its kind); a
-        // failure must never leave the actor suspended with no word.
-        this.#logError(
-          `unknown supervisor strategy kind ${
-            describeValue((strategy as TypedStrategy).kind)
-          }; stopping`,
-          error,
-        );
-        this.requestStop();
-    }
+  get supervisionState(): unknown {
+    return this.extras?.supervisionState;
   }
 
-  /** Counts a restart against this cell's history; `false` once the limit is reached. */
-  #permitRestart(maxRetries: number, withinMs: number): boolean {
-    const stats = this.#extras().restartStats ??= {
+  set supervisionState(state: unknown) {
+    this.ensureExtras().supervisionState = state;
+  }
+
+  permitRestart(maxRetries: number, withinMs: number): boolean {
+    const stats = this.ensureExtras().restartStats ??= {
       restartCount: 0,
       windowStartMs: 0,
     };
     return requestRestartPermission(stats, maxRetries, withinMs, now());
   }
 
-  #reportFailure(
+  reportFailure(
     error: unknown,
     directive: string,
     loggingEnabled: boolean,
@@ -1178,8 +1112,12 @@ export class ActorCell<T> extends ActorRef<T> implements ActorContext<T> {
     }
   }
 
-  #logError(what: string, error: unknown): void {
+  logError(what: string, error: unknown): void {
     this.log.error(`${what}: ${describeError(error)}`, error);
+  }
+
+  now(): number {
+    return now();
   }
 
   // ───────────────────────── Stop ─────────────────────────
@@ -1198,7 +1136,7 @@ export class ActorCell<T> extends ActorRef<T> implements ActorContext<T> {
    * that has something to wait for; an ordinary stop arms none.
    */
   #armStopTimer(): void {
-    const extras = this.#extras();
+    const extras = this.ensureExtras();
     if (extras.stopTimer !== undefined) return;
     const timeoutMs = this.props.shutdownTimeoutMs ??
       this.core.shutdownTimeoutMs;
@@ -1287,11 +1225,8 @@ export class ActorCell<T> extends ActorRef<T> implements ActorContext<T> {
     this.flags &= ~(STOP_REQUESTED | RESTART_PENDING);
     const extras = this.extras;
     if (extras !== undefined) {
-      extras.timers?.cancelAll();
-      if (extras.backoffTimer !== undefined) {
-        globalThis.clearTimeout(extras.backoffTimer as number);
-        extras.backoffTimer = undefined;
-      }
+      extras.timers?.cancelAll(); // a pending typed-backoff restart too
+      extras.restartCapacity = -1;
     }
     this.#releaseUndelivered();
   }
@@ -1320,31 +1255,38 @@ export class ActorCell<T> extends ActorRef<T> implements ActorContext<T> {
     this.#terminated();
   }
 
-  /** Messages this actor will never process: to the parent's hook, or dead letters. */
+  /** Messages this actor will never process: to the parent's taker, or dead letters. */
   #releaseUndelivered(): void {
     this.#settleHanded();
     const stashed = this.extras?.stash?.drain() ?? [];
     const queued = this.mailbox?.drain() ?? [];
-    const hooks = this.#parentHooks();
-    if (hooks !== undefined) {
-      const undelivered: Envelope[] = [];
-      for (const flat of [stashed, queued]) {
-        for (let i = 0; i < flat.length; i += 2) {
-          if (flat[i + 1] === FROM_RUNTIME) continue;
-          undelivered.push({
-            message: flat[i],
-            sender: flat[i + 1] as ActorRef<never>,
-          });
-        }
-      }
-      hooks.childStopping(this as unknown as ActorRef<never>, undelivered);
-      return;
-    }
+    const undelivered: Envelope[] = [];
     for (const flat of [stashed, queued]) {
       for (let i = 0; i < flat.length; i += 2) {
-        if (flat[i + 1] === FROM_RUNTIME) continue; // a timer's message is not a sent one
-        this.core.deadLetter(flat[i], flat[i + 1], this, "recipient stopped");
+        // A runtime notice (a timer's tick, a Terminated) is no sent message.
+        if (flat[i] instanceof Notice) continue;
+        undelivered.push({
+          message: flat[i],
+          sender: flat[i + 1] as ActorRef<never> | undefined,
+        });
       }
+    }
+    const parent = this.parentCell?.actor as
+      | Partial<UndeliveredTaker>
+      | undefined;
+    const takeOver = parent?.[takeOverUndelivered];
+    const self = this as unknown as ActorRef<never>;
+    if (takeOver !== undefined) {
+      takeOver.call(parent, self, undelivered);
+      return;
+    }
+    const hooks = this.#parentHooks();
+    if (hooks !== undefined) {
+      hooks.childStopping(self, undelivered);
+      return;
+    }
+    for (const { message, sender } of undelivered) {
+      this.core.deadLetter(message, sender, this, "recipient stopped");
     }
   }
 
@@ -1368,11 +1310,11 @@ export class ActorCell<T> extends ActorRef<T> implements ActorContext<T> {
       result = actor.postStop();
       if (!isThenable(result)) return false;
     } catch (error) {
-      this.#logError("postStop failed", error);
+      this.logError("postStop failed", error);
       return false;
     }
     whenSettled(result, done, (error) => {
-      if (this.status !== STOPPED) this.#logError("postStop failed", error);
+      if (this.status !== STOPPED) this.logError("postStop failed", error);
       done();
     });
     return true;
@@ -1382,23 +1324,7 @@ export class ActorCell<T> extends ActorRef<T> implements ActorContext<T> {
     if (this.status === STOPPED) return; // a postStop that settled after its timeout
     this.status = STOPPED;
     this.#clearStopTimer();
-    const extras = this.extras;
-    if (extras !== undefined) {
-      for (const target of extras.watching ?? []) {
-        target.extras?.watchers?.delete(this as unknown as ActorCell<never>);
-      }
-      for (const watcher of extras.watchers ?? []) {
-        // A watcher on its way out has no use for the news (and it is no sent message to dead-letter).
-        if (watcher.status >= STOPPING) continue;
-        // The watcher keeps this cell in `watching` until it processes the Terminated.
-        watcher.enqueue(
-          new Terminated(this as unknown as ActorRef<never>),
-          FROM_RUNTIME,
-        );
-      }
-      extras.watchers = undefined;
-      extras.watching = undefined;
-    }
+    announceTermination(this as unknown as ActorCell<never>);
     const events = this.core.eventStream;
     if (events.hasSubscribers) {
       events.publish(new ActorStopped(this as unknown as ActorRef<never>));

@@ -15,13 +15,8 @@ import {
 import { describeValue } from "../supervision/describe_value.ts";
 import { Actor } from "./actor.ts";
 import { ActorCell } from "./actor_cell.ts";
-import {
-  ActorRef,
-  type AskOwner,
-  AskRef,
-  PendingAsks,
-  UndeliveredError,
-} from "./actor_ref.ts";
+import { ActorRef, UndeliveredError } from "./actor_ref.ts";
+import { type AskOwner, AskRef, PendingAsks } from "./ask.ts";
 import { Dispatcher } from "./dispatcher.ts";
 import { DeadLetter, EventStream } from "./event_stream.ts";
 import {

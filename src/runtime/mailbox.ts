@@ -30,6 +30,13 @@ export function ringSlots<T>(
   return slots;
 }
 
+/**
+ * A message the runtime queues for an actor (a timer's tick, a watched
+ * actor's end), told apart from sent messages by its type: nobody sent it,
+ * so it is opened when taken out and never becomes a dead letter.
+ */
+export abstract class Notice {}
+
 /** A FIFO of (message, sender) pairs. Internal to the runtime. */
 export class Mailbox {
   #slots: unknown[] = new Array(INITIAL_SLOTS);

@@ -9,11 +9,12 @@
  */
 
 import { describeValue } from "../supervision/describe_value.ts";
-import { type ErrorClass, matchErrorClass } from "../supervision/strategy.ts";
+import type { ErrorClass } from "../supervision/strategy.ts";
+import { TypedStrategy } from "../supervision/supervisor_strategy.ts";
 import {
-  SupervisorStrategy,
-  TypedStrategy,
-} from "../supervision/supervisor_strategy.ts";
+  type FailureClause,
+  TypedFailureHandling,
+} from "../supervision/typed.ts";
 import { checkDelay } from "./timers.ts";
 import type { Actor } from "./actor.ts";
 
@@ -44,17 +45,7 @@ export interface PropsOptions {
   shutdownTimeoutMs?: number;
 }
 
-/**
- * One `onFailure` clause: an error class and the strategy for it.
- *
- * @example Usage
- * ```ts
- * import { SupervisorStrategy, type FailureClause } from "@understudy/core";
- *
- * const clause: FailureClause = [Error, SupervisorStrategy.restart];
- * ```
- */
-export type FailureClause = readonly [ErrorClass, TypedStrategy];
+export type { FailureClause };
 
 /**
  * How to create an actor. The factory is called again for every restart, so
@@ -86,8 +77,11 @@ export class Props<T> {
   readonly factory: () => Actor<T>;
   /** Capacity of `context.stash()`. */
   readonly stashCapacity: number;
-  /** Per-actor failure clauses added by `supervise(...).onFailure(...)`. */
-  readonly failureClauses: readonly FailureClause[];
+  /**
+   * The failure port: the typed handling `supervise(...).onFailure(...)`
+   * installs; `undefined` means the parent's strategy decides.
+   */
+  readonly failureHandling: TypedFailureHandling | undefined;
   /** The actor's shutdown timeout; `undefined` means the system's. */
   readonly shutdownTimeoutMs: number | undefined;
 
@@ -95,12 +89,12 @@ export class Props<T> {
   protected constructor(
     factory: () => Actor<T>,
     stashCapacity: number,
-    failureClauses: readonly FailureClause[],
+    failureHandling: TypedFailureHandling | undefined,
     shutdownTimeoutMs: number | undefined,
   ) {
     this.factory = factory;
     this.stashCapacity = stashCapacity;
-    this.failureClauses = failureClauses;
+    this.failureHandling = failureHandling;
     this.shutdownTimeoutMs = shutdownTimeoutMs;
   }
 
@@ -155,7 +149,7 @@ export class Props<T> {
     if (shutdownTimeoutMs !== undefined) {
       checkDelay("create Props", "shutdownTimeoutMs", shutdownTimeoutMs);
     }
-    return new Props(factory, stashCapacity, [], shutdownTimeoutMs);
+    return new Props(factory, stashCapacity, undefined, shutdownTimeoutMs);
   }
 
   /**
@@ -164,9 +158,12 @@ export class Props<T> {
    * have no clauses (the parent's strategy decides).
    */
   strategyFor(error: unknown): TypedStrategy | undefined {
-    if (this.failureClauses.length === 0) return undefined;
-    return matchErrorClass(error, this.failureClauses) ??
-      SupervisorStrategy.stop;
+    return this.failureHandling?.strategyFor(error);
+  }
+
+  /** Per-actor failure clauses added by `supervise(...).onFailure(...)`. */
+  get failureClauses(): readonly FailureClause[] {
+    return this.failureHandling?.clauses ?? [];
   }
 }
 
@@ -195,7 +192,10 @@ export class SupervisedProps<T> extends Props<T> {
     super(
       props.factory,
       props.stashCapacity,
-      failureClauses,
+      // No clause yet: the parent's strategy still decides.
+      failureClauses.length === 0
+        ? undefined
+        : new TypedFailureHandling(failureClauses),
       props.shutdownTimeoutMs,
     );
   }

@@ -15,6 +15,7 @@
 
 import { MAX_TIMER_DELAY_MS } from "../backoff/max_timer_delay.ts";
 import { describeValue } from "../supervision/describe_value.ts";
+import { Notice } from "./mailbox.ts";
 
 /**
  * The runtime's clock, in milliseconds: `performance.now()` (monotonic)
@@ -154,15 +155,17 @@ export interface TimerScheduler {
   cancelAll(): void;
 }
 
-/** A scheduled timer; also the ticket that reaches the mailbox. Internal. */
-export class TimerTicket {
+/** A scheduled timer; also the notice that reaches the mailbox. Internal. */
+export class TimerTicket extends Notice {
   constructor(
     readonly key: unknown,
     readonly message: unknown,
     /** Milliseconds between deliveries, or -1 for a single timer. */
     readonly repeatMs: number,
     public handle: unknown,
-  ) {}
+  ) {
+    super();
+  }
 }
 
 /**

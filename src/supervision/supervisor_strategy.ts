@@ -39,7 +39,11 @@ export interface RestartWithBackoffOptions {
   resetBackoffAfter?: number;
   /** After this many restarts without a reset the actor is stopped. Default `Infinity`. */
   maxRestarts?: number;
-  /** How many messages are kept while the actor waits to restart; the rest go to dead letters. Default 1000. */
+  /**
+   * How many messages are kept while the actor waits to restart; the rest go
+   * to dead letters. Default: the actor's `Props` `stashCapacity` (1000
+   * unless set).
+   */
   stashCapacity?: number;
   /** Overrides the delay policy built from the three numbers above. */
   policy?: BackoffPolicy;
@@ -84,8 +88,8 @@ export class TypedStrategy {
   readonly resetBackoffAfter: number;
   /** The longest delay; what an unusable delay from a custom policy becomes (`backoff` only). */
   readonly maxBackoff: number;
-  /** Messages kept while waiting to restart (`backoff` only). */
-  readonly stashCapacity: number;
+  /** Messages kept while waiting to restart (`backoff` only); `undefined` means the actor's `Props` stash capacity. */
+  readonly stashCapacity: number | undefined;
 
   /** Use the factories on {@linkcode SupervisorStrategy} instead. */
   constructor(
@@ -124,7 +128,7 @@ export class TypedStrategy {
     this.policy = fields.policy;
     this.resetBackoffAfter = fields.resetBackoffAfter ?? Infinity;
     this.maxBackoff = fields.maxBackoff ?? 0;
-    this.stashCapacity = fields.stashCapacity ?? 1000;
+    this.stashCapacity = fields.stashCapacity;
   }
 
   /**
@@ -309,11 +313,9 @@ export const SupervisorStrategy: {
         "maxRestarts",
         options.maxRestarts ?? Infinity,
       ),
-      stashCapacity: checkCount(
-        where,
-        "stashCapacity",
-        options.stashCapacity ?? 1000,
-      ),
+      stashCapacity: options.stashCapacity === undefined
+        ? undefined
+        : checkCount(where, "stashCapacity", options.stashCapacity),
     });
   },
 };

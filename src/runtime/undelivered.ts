@@ -1,0 +1,39 @@
+// Copyright 2026 the understudy authors. MIT license.
+// This module is browser compatible.
+
+/**
+ * The runtime's one port for the patterns floor: taking over the messages a
+ * stopping child never processed.
+ *
+ * A parent whose actor instance has a method under
+ * {@linkcode takeOverUndelivered} receives, synchronously as a child begins
+ * to stop, every message still queued or stashed for that child (oldest
+ * first, runtime notices such as timer ticks left out). The parent then owns
+ * them: they are not published as dead letters. Without the method they are
+ * dead letters, as for any stopping actor.
+ *
+ * The BackoffSupervisor uses it to keep the messages queued behind the one
+ * that crashed its child (Akka loses them), and delivers them to the next
+ * child. Internal: not exported from the package.
+ *
+ * @module
+ */
+
+import type { ActorRef } from "./actor_ref.ts";
+
+/** A message with its sender. */
+export interface Envelope {
+  readonly message: unknown;
+  readonly sender: ActorRef<never> | undefined;
+}
+
+/** The method a parent defines to take over a stopping child's messages. */
+export const takeOverUndelivered: unique symbol = Symbol(
+  "understudy.takeOverUndelivered",
+);
+
+/** An actor that takes over its stopping children's messages. */
+export interface UndeliveredTaker {
+  /** `child` is stopping; `undelivered` are its unprocessed messages, oldest first. */
+  [takeOverUndelivered](child: ActorRef<never>, undelivered: Envelope[]): void;
+}

@@ -1,0 +1,123 @@
+// Copyright 2026 the understudy authors. MIT license.
+// This module is browser compatible.
+
+/**
+ * Typed supervision, Akka Typed's style: the actor's own `Props` carry what
+ * to do when it fails (`supervise(props).onFailure(ErrorClass, strategy)`),
+ * and the parent is not consulted. The whole restart decision of this style
+ * is here: which clause applies, the restart limit, and for
+ * `restartWithBackoff` the same count-wait-reset-give-up rules as the
+ * BackoffSupervisor's ({@linkcode BackoffDecision}). `supervise()` installs
+ * it; a program that never calls `supervise()` does not bundle it.
+ *
+ * @module
+ */
+
+import { BackoffDecision } from "./backoff_decision.ts";
+import { describeValue } from "./describe_value.ts";
+import { type ErrorClass, matchErrorClass } from "./strategy.ts";
+import type { FailureHandling, Supervised } from "./supervised.ts";
+import {
+  SupervisorStrategy,
+  type TypedStrategy,
+} from "./supervisor_strategy.ts";
+
+/**
+ * One clause of typed supervision: failures that are instances of the class
+ * get the strategy.
+ *
+ * @example Usage
+ * ```ts
+ * import { SupervisorStrategy, type FailureClause } from "@understudy/core";
+ *
+ * const clause: FailureClause = [Error, SupervisorStrategy.restart];
+ * ```
+ */
+export type FailureClause = readonly [ErrorClass, TypedStrategy];
+
+/** The failure handling `supervise()` installs on `Props`. Internal. */
+export class TypedFailureHandling implements FailureHandling {
+  /** The clauses, in the order they were added. */
+  readonly clauses: readonly FailureClause[];
+
+  constructor(clauses: readonly FailureClause[]) {
+    this.clauses = clauses;
+  }
+
+  /** The strategy for `error`: the clause with the most specific matching class; `stop` if none. */
+  strategyFor(error: unknown): TypedStrategy {
+    return matchErrorClass(error, this.clauses) ?? SupervisorStrategy.stop;
+  }
+
+  actorFailed(actor: Supervised, error: unknown, message: unknown): void {
+    const strategy = this.strategyFor(error);
+    const logging = strategy.loggingEnabled;
+    switch (strategy.kind) {
+      case "resume":
+        actor.reportFailure(error, "resume", logging);
+        actor.resume();
+        return;
+      case "stop":
+        actor.reportFailure(error, "stop", logging);
+        actor.requestStop();
+        return;
+      case "restart":
+        if (actor.permitRestart(strategy.maxRestarts, strategy.withinMs)) {
+          actor.reportFailure(error, "restart", logging);
+          actor.restart(error, message);
+        } else {
+          actor.reportFailure(error, "stop", logging);
+          actor.requestStop();
+        }
+        return;
+      case "backoff": {
+        // One decision per actor, kept across its restarts: the count.
+        const decision = (actor.supervisionState ??= new BackoffDecision({
+          policy: strategy.policy!,
+          minBackoff: 0, // only read by "after-min-stable"
+          maxBackoff: strategy.maxBackoff,
+          resetCounter: { kind: "after-time", ms: strategy.resetBackoffAfter },
+          triggerOn: "any",
+          maxRestarts: strategy.maxRestarts,
+        })) as BackoffDecision;
+        const verdict = decision.childTerminated("failure", actor.now());
+        if (verdict.action !== "respawn") {
+          actor.reportFailure(error, "stop", logging);
+          actor.requestStop();
+          return;
+        }
+        if (verdict.policyFailure !== undefined) {
+          actor.logError(
+            `backoff policy failed; waiting maxBackoff (${verdict.delayMs} ms)`,
+            verdict.policyFailure.error,
+          );
+        }
+        actor.reportFailure(error, "backoff", logging);
+        actor.restartAfter(
+          verdict.delayMs,
+          error,
+          message,
+          strategy.stashCapacity,
+        );
+        return;
+      }
+      default:
+        // Unreachable through the API (TypedStrategy checks its kind); a
+        // failure must never leave the actor suspended with no word.
+        actor.logError(
+          `unknown supervisor strategy kind ${
+            describeValue((strategy as TypedStrategy).kind)
+          }; stopping`,
+          error,
+        );
+        actor.requestStop();
+    }
+  }
+
+  actorStarted(actor: Supervised): void {
+    // A backoff's stable run begins: the count resets after long enough.
+    (actor.supervisionState as BackoffDecision | undefined)?.childStarted(
+      actor.now(),
+    );
+  }
+}
