@@ -79,7 +79,9 @@ export class Props<T> {
   readonly stashCapacity: number;
   /**
    * The failure port: the typed handling `supervise(...).onFailure(...)`
-   * installs; `undefined` means the parent's strategy decides.
+   * installs; `undefined` means the parent's strategy decides. Internal.
+   *
+   * @ignore
    */
   readonly failureHandling: TypedFailureHandling | undefined;
   /** The actor's shutdown timeout; `undefined` means the system's. */
