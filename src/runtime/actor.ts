@@ -8,10 +8,7 @@
  * @module
  */
 
-import {
-  defaultStrategy,
-  type FaultHandlingStrategy,
-} from "../supervision/strategy.ts";
+import type { FaultHandlingStrategy } from "../supervision/strategy.ts";
 import type { ActorRef } from "./actor_ref.ts";
 import type { ActorSystem } from "./actor_system.ts";
 import type { Logger } from "./logging.ts";
@@ -188,10 +185,11 @@ export abstract class Actor<T = unknown> {
   readonly context: ActorContext<T>;
   /**
    * The strategy this actor applies when one of its children fails.
-   * Override it with a field or getter; the default restarts a failed child
-   * up to 10 times a minute, then stops it.
+   * Override it with a field or getter; left `undefined`, the actor uses
+   * {@linkcode defaultStrategy}, which restarts a failed child up to 10
+   * times a minute, then stops it.
    */
-  declare readonly supervisorStrategy: FaultHandlingStrategy;
+  declare readonly supervisorStrategy?: FaultHandlingStrategy;
 
   constructor() {
     const context = constructingContext;
@@ -254,14 +252,6 @@ export abstract class Actor<T = unknown> {
     return this.preStart();
   }
 }
-
-// A prototype property, not a field: actors that keep the default pay no
-// memory for it, and subclasses may still override it with a field.
-Object.defineProperty(Actor.prototype, "supervisorStrategy", {
-  value: defaultStrategy,
-  writable: true,
-  configurable: true,
-});
 
 /**
  * Sent to an actor that watches `ref` (with `context.watch`) when `ref` has

@@ -843,8 +843,7 @@ export class ActorCell<T> extends ActorRef<T>
       }
       const strategy = actor.supervisorStrategy;
       if (
-        strategy !== defaultStrategy &&
-        !(strategy instanceof FaultHandlingStrategy)
+        strategy !== undefined && !(strategy instanceof FaultHandlingStrategy)
       ) {
         throw new TypeError(
           `Cannot start ${this.path}: "supervisorStrategy" must be a OneForOneStrategy or AllForOneStrategy (got ${

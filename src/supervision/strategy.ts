@@ -438,9 +438,8 @@ export class AllForOneStrategy extends FaultHandlingStrategy {
  * }
  * ```
  */
-export const stoppingStrategy: OneForOneStrategy = new OneForOneStrategy(() =>
-  Directive.Stop
-);
+export const stoppingStrategy: OneForOneStrategy =
+  /* @__PURE__ */ new OneForOneStrategy(() => Directive.Stop);
 
 /**
  * The strategy every actor has unless it overrides `supervisorStrategy`:
@@ -453,7 +452,8 @@ export const stoppingStrategy: OneForOneStrategy = new OneForOneStrategy(() =>
  * defaultStrategy.maxRetries; // 10
  * ```
  */
-export const defaultStrategy: OneForOneStrategy = new OneForOneStrategy(
-  () => Directive.Restart,
-  { maxRetries: 10, withinTimeRangeMs: 60_000 },
-);
+export const defaultStrategy: OneForOneStrategy =
+  /* @__PURE__ */ new OneForOneStrategy(
+    () => Directive.Restart,
+    { maxRetries: 10, withinTimeRangeMs: 60_000 },
+  );

@@ -240,9 +240,9 @@ export const SupervisorStrategy: {
    */
   restartWithBackoff(options: RestartWithBackoffOptions): TypedStrategy;
 } = {
-  restart: new TypedStrategy("restart"),
-  resume: new TypedStrategy("resume"),
-  stop: new TypedStrategy("stop"),
+  restart: /* @__PURE__ */ new TypedStrategy("restart"),
+  resume: /* @__PURE__ */ new TypedStrategy("resume"),
+  stop: /* @__PURE__ */ new TypedStrategy("stop"),
   restartWithLimit(
     maxRetries: number,
     withinMs: number = Infinity,
