@@ -12,8 +12,10 @@ import { checkNumber, type OptionReader, readOptions } from "./_validation.ts";
  * Builds a policy. `setup` reads the options and returns the delay function;
  * `delayFor` wraps it so that it rejects a `restartCount` that is not an
  * integer from 0 to `Number.MAX_SAFE_INTEGER`, and clamps the result to [0,
- * MAX_TIMER_DELAY_MS], NaN becoming 0, whatever the function (or a custom
- * `random`) produced.
+ * MAX_TIMER_DELAY_MS]. (A custom `random` is checked where it is drawn, by
+ * `checkedRandom`, so the delay function never sees NaN or a number outside
+ * [0, 1); the clamp only bounds what jitter above the cap adds, and turns a
+ * NaN into 0 should one ever appear.)
  *
  * @param kind The policy, such as "exponential", for messages.
  */

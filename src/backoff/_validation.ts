@@ -56,11 +56,62 @@ export function fail(
   value: unknown,
   isRange?: boolean,
 ): never {
-  // Strings are quoted so that `minMs="5"` is not mistaken for `minMs=5`.
-  const shown = typeof value === "string" ? `"${value}"` : String(value);
   throw new (isRange ? RangeError : TypeError)(
-    `Cannot ${action}: "${name}" must be ${expected} (got ${name}=${shown})`,
+    `Cannot ${action}: "${name}" must be ${expected} (got ${name}=${
+      describe(value)
+    })`,
   );
+}
+
+/**
+ * Shows a bad value in an error message, and never throws, whatever the value
+ * (a null-prototype object, a revoked Proxy, a `toString` or `name` getter
+ * that throws): a throw here would replace the error being reported. Strings
+ * are quoted so that `minMs="5"` is not mistaken for `minMs=5`; bigints keep
+ * their `n`; functions and objects are shown by kind. The same format as the
+ * runtime's `describeValue`, which this module may not import.
+ */
+export function describe(value: unknown): string {
+  try {
+    switch (typeof value) {
+      case "string":
+        return JSON.stringify(value);
+      case "bigint":
+        return `${value}n`;
+      case "function":
+        return `function ${nameOf(value) || "(anonymous)"}`;
+      case "object": {
+        if (value === null) return "null";
+        if (Array.isArray(value)) return "an array";
+        const proto = Object.getPrototypeOf(value);
+        return proto === null
+          ? "an object (no prototype)"
+          : `an object (${
+            nameOf(read(proto, "constructor")) || "anonymous class"
+          })`;
+      }
+      default: // numbers, booleans, undefined; String() never throws for a symbol
+        return String(value);
+    }
+  } catch {
+    // A revoked Proxy throws on every inspection, even Array.isArray.
+    return "an object (unreadable)";
+  }
+}
+
+/** `value[key]`, or undefined if reading it throws. */
+function read(value: unknown, key: string): unknown {
+  try {
+    return (value as Record<string, unknown>)[key];
+  } catch {
+    return undefined;
+  }
+}
+
+/** `value.name` if it is a string, else "" (also if reading it throws). */
+function nameOf(value: unknown): string {
+  const name = value == null ? undefined : read(value, "name");
+  return typeof name === "string" ? name : "";
 }
 
 /** The validated options a policy's setup works from. */
@@ -79,7 +130,10 @@ export interface OptionReader {
     fallback?: number,
     integer?: boolean,
   ): number;
-  /** The `random` option, or {@linkcode secureRandom} if absent. */
+  /**
+   * The `random` option, checked at each call (see {@linkcode checkedRandom}),
+   * or {@linkcode secureRandom} if absent.
+   */
   random: () => number;
   /** Throws a TypeError for option `name`. */
   invalid(name: string, expected: string, value: unknown): never;
@@ -117,7 +171,44 @@ export function readOptions(kind: string, options: unknown): OptionReader {
         isNamed ? lowest : "",
       );
     },
-    random: random as () => number,
+    random: random === secureRandom
+      ? secureRandom
+      : checkedRandom(kind, random as () => number),
     invalid,
+  };
+}
+
+/**
+ * What a custom `random` returning exactly 1 stands for: the largest number
+ * {@linkcode secureRandom} returns, 1 − 2⁻³², far enough below 1 that
+ * `1 + u` and `u × v` still round below 2 and `v`.
+ */
+const BELOW_ONE = 1 - 2 ** -32;
+
+/**
+ * Wraps a custom `random` so that what it returns is checked where it is
+ * used, at delay time (it cannot be checked when the policy is created): a
+ * number in [0, 1) is used as is; exactly 1 (as from a generator dividing by
+ * 2³² − 1) stands for 1 − 2⁻³², so every documented bound holds; anything
+ * else (NaN, ±Infinity, a number outside [0, 1], a non-number) throws a
+ * RangeError (a TypeError for a non-number) naming `random()` and the value. Clamping such a value instead would hide a broken
+ * generator behind delays that are always the longest or always the shortest,
+ * with no jitter left: the synchronised retries jitter exists to prevent. If
+ * `random` itself throws, the error propagates unchanged.
+ *
+ * @param kind The policy, such as "exponential", for messages.
+ */
+export function checkedRandom(
+  kind: string,
+  random: () => number,
+): () => number {
+  const action = `compute ${kind} backoff delay`;
+  return () => {
+    const u = random();
+    // The comparisons are false for NaN and for a non-number.
+    if (!(typeof u === "number" && u >= 0 && u <= 1)) {
+      fail(action, "random()", "a number in [0, 1)", u, typeof u === "number");
+    }
+    return u < 1 ? u : BELOW_ONE;
   };
 }

@@ -44,12 +44,14 @@ export function decorrelatedJitterBackoff(
     let previousMs = baseMs;
     return (n) => {
       if (n === 0) previousMs = baseMs;
-      // `|| baseMs` starts over should a custom `random` return NaN, which
-      // would otherwise poison every later delay.
+      // `random()` is drawn first: if it throws (a custom one that is broken
+      // or returns a value outside [0, 1]), the previous delay is kept.
+      // NaN cannot appear: every term is finite, and at most 3 × capMs.
+      const u = random();
       return previousMs = Math.min(
         capMs,
-        baseMs + random() * (3 * previousMs - baseMs),
-      ) || baseMs;
+        baseMs + u * (3 * previousMs - baseMs),
+      );
     };
   });
 }

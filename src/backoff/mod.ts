@@ -17,7 +17,11 @@
  * Every policy returns, for every `restartCount` from 0 to
  * `Number.MAX_SAFE_INTEGER`, a finite delay in milliseconds between 0 and
  * {@linkcode MAX_TIMER_DELAY_MS}, the most `setTimeout` can wait. Randomness
- * comes from {@linkcode secureRandom} unless a `random` option is given.
+ * comes from {@linkcode secureRandom} unless a `random` option is given; a
+ * custom `random` is checked at each draw, and one that returns NaN,
+ * ±Infinity or a number outside [0, 1] makes `delayFor` throw rather than
+ * return a delay outside the policy's documented range (exactly 1 is taken
+ * as 1 − 2⁻³², the largest number secureRandom returns).
  *
  * @example A retry loop
  * ```ts

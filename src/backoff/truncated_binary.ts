@@ -41,8 +41,17 @@ export interface TruncatedBinaryBackoffOptions {
    */
   atCeiling?: "stay" | "restart";
   /**
-   * Source of uniform random numbers in [0, 1). Pass a seeded generator for
-   * reproducible delays.
+   * Source of uniform random numbers in [0, 1), called at each `delayFor`.
+   * Pass a seeded generator for reproducible delays.
+   *
+   * What it returns is checked there (it cannot be when the policy is
+   * created): exactly 1 is taken as 1 − 2⁻³² (the largest number
+   * `secureRandom` returns); NaN, ±Infinity, any other number outside
+   * [0, 1) or a non-number makes `delayFor` throw a RangeError (a TypeError
+   * for a non-number) naming `random()` and the value. It is not clamped: a
+   * broken generator would then give the longest or the shortest delay every
+   * time, with no jitter. An error `random` throws propagates from
+   * `delayFor` unchanged.
    *
    * @default {secureRandom}
    */

@@ -20,6 +20,10 @@ import { WebSocketReconnectScheduled } from "./events.ts";
 import { Close, Reconnect, Send } from "./messages.ts";
 import type { SharedState } from "./shared_state.ts";
 import { SocketActor } from "./socket_actor.ts";
+import { describeValue } from "../supervision/describe_value.ts";
+
+/** The wait used when the policy gives no usable delay. */
+const FALLBACK_DELAY_MS = 30_000;
 
 /** The page events listened to, on the window or its document. */
 const PAGE_EVENTS = ["online", "offline", "visibilitychange"];
@@ -42,7 +46,7 @@ export class ConnectionActor extends Actor<unknown> {
 
   override preStart(): void {
     const shared = this.#shared;
-    const { page, maxQueued, policy } = shared.settings;
+    const { page, maxQueued } = shared.settings;
     shared.connection = this.self;
     shared.system = this.context.system;
     this.#supervisor = this.context.actorOf(
@@ -55,12 +59,8 @@ export class ConnectionActor extends Actor<unknown> {
         maxBackoff: 30_000,
         // Reports each delay as the supervisor picks it.
         policy: {
-          delayFor(restartCount) {
-            let delayMs = policy.delayFor(restartCount);
-            // A broken custom policy must not cause a retry storm.
-            delayMs = delayMs >= 0
-              ? Math.min(delayMs, MAX_TIMER_DELAY_MS)
-              : 30_000;
+          delayFor: (restartCount) => {
+            const delayMs = this.#delayFor(restartCount);
             shared.retries = restartCount + 1;
             shared.delayMs = delayMs;
             shared.emit(
@@ -103,7 +103,7 @@ export class ConnectionActor extends Actor<unknown> {
 
   onReceive(message: unknown): void {
     const shared = this.#shared;
-    const { maxQueued, policy, page, hiddenCloseMs } = shared.settings;
+    const { maxQueued, page, hiddenCloseMs } = shared.settings;
     const timers = this.context.timers;
     if (message instanceof Send) {
       // Bounded while there is no open socket; while open, messages only pass through.
@@ -130,7 +130,7 @@ export class ConnectionActor extends Actor<unknown> {
         shared.offline = false;
         // Soon, not at once: a whole office coming back online must not
         // reconnect in step. Also when a long backoff wait is under way.
-        return this.#resume(policy.delayFor(0));
+        return this.#resume(this.#delayFor(0));
       case "visibilitychange":
         if (page!.document?.visibilityState === "hidden") {
           if (hiddenCloseMs < Infinity && !timers.isTimerActive("hidden")) {
@@ -150,6 +150,35 @@ export class ConnectionActor extends Actor<unknown> {
       case "resume":
         return this.#update();
     }
+  }
+
+  /**
+   * `policy.delayFor(restartCount)` as a delay a timer can wait: one above
+   * MAX_TIMER_DELAY_MS is clamped to it; if the policy throws or returns
+   * NaN, a negative number or a non-number, the error is logged and the
+   * delay is 30 s, so that a broken custom policy causes neither a retry
+   * storm nor a crash.
+   */
+  #delayFor(restartCount: number): number {
+    let delayMs: unknown;
+    try {
+      delayMs = this.#shared.settings.policy.delayFor(restartCount);
+    } catch (error) {
+      this.log.error(
+        `policy.delayFor(${restartCount}) threw; waiting ${FALLBACK_DELAY_MS} ms`,
+        error,
+      );
+      return FALLBACK_DELAY_MS;
+    }
+    if (typeof delayMs === "number" && delayMs >= 0) {
+      return Math.min(delayMs, MAX_TIMER_DELAY_MS);
+    }
+    this.log.error(
+      `policy.delayFor(${restartCount}) returned ${
+        describeValue(delayMs)
+      }, not a delay; waiting ${FALLBACK_DELAY_MS} ms`,
+    );
+    return FALLBACK_DELAY_MS;
   }
 
   /**

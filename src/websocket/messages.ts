@@ -43,11 +43,7 @@ export class Send {
    */
   constructor(data: WebSocketData) {
     this.data = data;
-    if (
-      !(typeof data === "string" || data instanceof ArrayBuffer ||
-        ArrayBuffer.isView(data) ||
-        (typeof Blob === "function" && data instanceof Blob))
-    ) {
+    if (!isWebSocketData(data)) {
       fail(
         "create Send",
         "data",
@@ -56,6 +52,13 @@ export class Send {
       );
     }
   }
+}
+
+/** Whether `data` is what a WebSocket sends as is: text, an ArrayBuffer, a view of one, or a Blob. Internal. */
+export function isWebSocketData(data: unknown): data is WebSocketData {
+  return typeof data === "string" || data instanceof ArrayBuffer ||
+    ArrayBuffer.isView(data) ||
+    (typeof Blob === "function" && data instanceof Blob);
 }
 
 /**
@@ -112,23 +115,35 @@ export class Close {
   declare readonly reason: string;
 
   /**
-   * Creates the message.
+   * Creates the message. Both arguments are checked here, as a browser's
+   * `WebSocket.close` would check them (it throws an InvalidAccessError or a
+   * SyntaxError), so that a bad one fails at this call rather than when the
+   * socket is closed.
    *
-   * @param code 1000 or 3000–4999 (what browsers allow a client to send).
-   * @param reason At most 123 bytes of UTF-8.
+   * @param code 1000 or an integer from 3000 to 4999 (what browsers allow a
+   * client to send).
+   * @param reason A string of at most 123 bytes of UTF-8.
+   * @throws {TypeError} If `code` is not a number or `reason` not a string.
    * @throws {RangeError} If `code` or `reason` is out of range.
    */
   constructor(code = 1000, reason = "") {
     this.code = code;
     this.reason = reason;
-    if (code !== 1000 && !(code >= 3000 && code <= 4999 && code % 1 === 0)) {
+    // typeof first: comparing a symbol or a bigint would throw.
+    if (
+      !(typeof code === "number" &&
+        (code === 1000 || (code >= 3000 && code <= 4999 && code % 1 === 0)))
+    ) {
       fail(
         "create Close",
         "code",
         "1000 or an integer in [3000, 4999]",
         code,
-        true,
+        typeof code === "number",
       );
+    }
+    if (typeof reason !== "string") {
+      fail("create Close", "reason", "a string", reason);
     }
     if (new TextEncoder().encode(reason).length > 123) {
       fail(

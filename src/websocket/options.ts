@@ -13,6 +13,7 @@ import { MAX_TIMER_DELAY_MS } from "../backoff/max_timer_delay.ts";
 import { checkNumber, fail } from "../backoff/_validation.ts";
 import { ActorRef } from "../runtime/actor_ref.ts";
 import type { WebSocketEvent } from "./events.ts";
+import { isWebSocketData } from "./messages.ts";
 import type { PageLike } from "./page_like.ts";
 import type {
   CloseInfo,
@@ -37,7 +38,7 @@ export interface HeartbeatOptions {
   intervalMs: number;
   /** If no frame at all arrives within this long after a ping, the socket is closed and replaced. */
   timeoutMs: number;
-  /** The ping, or a function making it. Default `"ping"`. */
+  /** The ping (text or binary data), or a function making it. Default `"ping"`. */
   message?: WebSocketData | (() => WebSocketData);
 }
 
@@ -62,11 +63,21 @@ export interface HeartbeatOptions {
  */
 export interface WebSocketOptions {
   /**
-   * Where to connect: a URL, or a function returning one (for instance with
-   * a fresh token). A function that throws or rejects counts as a failed
-   * attempt and is retried with backoff.
+   * Where to connect: an absolute URL (a string or a `URL`) with scheme
+   * `ws:`, `wss:`, `http:` or `https:` and no fragment (`#…`), which is what
+   * every WebSocket constructor accepts; or a function returning one, maybe
+   * asynchronously (for instance with a fresh token). A URL given directly is
+   * checked at the call: one that cannot be parsed, has another scheme or a
+   * fragment throws a TypeError there, instead of failing every attempt. A
+   * function is called at each attempt: if it throws, rejects, or returns
+   * something that is not such a URL, that attempt fails
+   * (`WebSocketClosed(1006, "url failed: …")`, the last case also logged as
+   * an error) and is retried with backoff, counting towards `maxRetries`.
    */
-  url: string | (() => string | Promise<string>);
+  url:
+    | string
+    | URL
+    | (() => string | URL | PromiseLike<string | URL>);
   /** Subprotocols to offer. */
   protocols?: string | string[];
   /** Who hears the events ({@linkcode WebSocketEvent}), incoming frames included: an actor or a function. */
@@ -126,7 +137,9 @@ export function defaultReconnectPolicy(random?: () => number): BackoffPolicy {
 }
 
 /** Options after defaults and validation. */
-export interface Settings extends Omit<WebSocketOptions, "page"> {
+export interface Settings extends Omit<WebSocketOptions, "page" | "url"> {
+  /** A checked URL (see {@linkcode webSocketUrl}), or the function. */
+  readonly url: string | (() => string | URL | PromiseLike<string | URL>);
   readonly policy: BackoffPolicy;
   readonly minUptimeMs: number;
   readonly connectionTimeoutMs: number;
@@ -147,6 +160,34 @@ const time = (name: string, value: number, lowest = 0) =>
 
 const count = (name: string, value: number) =>
   checkNumber(ACTION, name, value, 0, Number.MAX_SAFE_INTEGER, true);
+
+/** What a URL must be, for messages. */
+export const URL_EXPECTED =
+  "an absolute ws:, wss:, http: or https: URL without a fragment";
+
+/**
+ * The URL to hand a WebSocket constructor, as a string, if `url` is one
+ * every WebSocket accepts: a string or `URL` that parses as an absolute URL
+ * with scheme ws:, wss:, http: or https: (browsers, Deno, Bun and the `ws`
+ * package turn the last two into ws: and wss:) and no fragment, not even an
+ * empty one (a SyntaxError in browsers, Deno and Bun). Else undefined. Never
+ * throws.
+ */
+export function webSocketUrl(url: unknown): string | undefined {
+  try {
+    const href = url instanceof URL
+      ? url.href
+      : typeof url === "string"
+      ? new URL(url).href
+      : "";
+    // `href` has its scheme in lower case, and a `#` only before a fragment.
+    return /^(wss?|https?):/.test(href) && !href.includes("#")
+      ? href
+      : undefined;
+  } catch {
+    return undefined; // not parseable, or a URL-like object that throws
+  }
+}
 
 /** Checks every option; throws `TypeError` or `RangeError` naming the first bad one. */
 export function settingsFrom(options: WebSocketOptions): Settings {
@@ -171,13 +212,9 @@ export function settingsFrom(options: WebSocketOptions): Settings {
     page = typeof host.addEventListener === "function" && host as PageLike,
     WebSocket,
   } = options;
-  if (
-    typeof url === "string"
-      ? !/^(wss?|https?):\/\/./.test(url)
-      : typeof url !== "function"
-  ) {
-    bad("url", "a ws:, wss:, http: or https: URL, or a function", url);
-  }
+  // A URL given directly is copied now: one changed later is not re-checked.
+  const checkedUrl = (typeof url === "function" ? url : webSocketUrl(url)) ??
+    bad("url", `${URL_EXPECTED} (a string or URL), or a function`, url);
   if (
     protocols !== undefined &&
     [protocols].flat().some((protocol) => typeof protocol !== "string")
@@ -201,12 +238,26 @@ export function settingsFrom(options: WebSocketOptions): Settings {
   if (shouldReconnect !== undefined && typeof shouldReconnect !== "function") {
     bad("shouldReconnect", "a function", shouldReconnect);
   }
+  let ping: HeartbeatOptions | undefined;
   if (heartbeat !== undefined) {
     if (typeof heartbeat !== "object" || heartbeat === null) {
       bad("heartbeat", "{ intervalMs, timeoutMs, message? }", heartbeat);
     }
-    time("heartbeat.intervalMs", heartbeat.intervalMs, 1);
-    time("heartbeat.timeoutMs", heartbeat.timeoutMs, 1);
+    // Copied, so that a change after this call cannot bypass the checks.
+    const { intervalMs, timeoutMs, message } = heartbeat;
+    time("heartbeat.intervalMs", intervalMs, 1);
+    time("heartbeat.timeoutMs", timeoutMs, 1);
+    if (
+      message !== undefined && typeof message !== "function" &&
+      !isWebSocketData(message)
+    ) {
+      bad(
+        "heartbeat.message",
+        "a string, ArrayBuffer, ArrayBufferView, Blob or a function",
+        message,
+      );
+    }
+    ping = { intervalMs, timeoutMs, message };
   }
   if (hiddenCloseMs !== Infinity) time("hiddenCloseMs", hiddenCloseMs);
   if (page !== false && typeof page?.addEventListener !== "function") {
@@ -220,7 +271,7 @@ export function settingsFrom(options: WebSocketOptions): Settings {
     );
   }
   return {
-    url,
+    url: checkedUrl,
     protocols,
     subscriber,
     policy,
@@ -229,7 +280,7 @@ export function settingsFrom(options: WebSocketOptions): Settings {
     maxRetries,
     maxQueued,
     shouldReconnect,
-    heartbeat,
+    heartbeat: ping,
     hiddenCloseMs,
     page: page || undefined,
     WebSocket,

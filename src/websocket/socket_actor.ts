@@ -34,6 +34,8 @@ import {
   WebSocketPaused,
 } from "./events.ts";
 import { Reconnect, Send, Sent } from "./messages.ts";
+import { URL_EXPECTED, webSocketUrl } from "./options.ts";
+import { describeError, describeValue } from "../supervision/describe_value.ts";
 import type { SharedState } from "./shared_state.ts";
 import type {
   CloseInfo,
@@ -169,18 +171,27 @@ export class SocketActor extends Actor<unknown> {
       failure(`connection timed out after ${connectionTimeoutMs} ms`),
       connectionTimeoutMs,
     );
-    new Promise<string>((resolve) =>
+    new Promise<unknown>((resolve) =>
       resolve(typeof url === "string" ? url : url())
-    ).then((url) => {
+    ).then((given) => {
       if (!current()) return;
+      // A static URL was checked by websocketProps; a function's result is
+      // checked here, so that a bad one fails this attempt with a reason.
+      const href = webSocketUrl(given);
+      if (href === undefined) {
+        const reason = `url failed: url() returned ${
+          describeValue(given)
+        }, not ${URL_EXPECTED}`;
+        this.log.error(reason);
+        return this.#ended(failure(reason));
+      }
       let ws: WebSocketLike;
       try {
-        // A URL that is not one (as a url function may return) throws here.
         ws = new (WebSocket ??
           (globalThis as unknown as { WebSocket: WebSocketConstructor })
-            .WebSocket)(url, protocols);
+            .WebSocket)(href, protocols);
       } catch (error) {
-        return this.#ended(failure(`cannot open: ${error}`));
+        return this.#ended(failure(`cannot open: ${describeError(error)}`));
       }
       this.#ws = ws;
       ws.binaryType = "arraybuffer";
@@ -194,7 +205,9 @@ export class SocketActor extends Actor<unknown> {
         current() && this.#ended({ code, reason, wasClean });
       // A close always follows an error; and the `ws` package throws an error nobody listens to.
       ws.onerror = () => {};
-    }, (error) => current() && this.#ended(failure(`url failed: ${error}`)));
+    }, (error) =>
+      current() &&
+      this.#ended(failure(`url failed: ${describeError(error)}`)));
   }
 
   #opened(): void {

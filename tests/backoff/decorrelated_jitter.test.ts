@@ -114,17 +114,23 @@ describe("decorrelatedJitterBackoff", () => {
     }
   });
 
-  it("recovers after a custom random returns NaN", () => {
-    let broken = true;
+  it("keeps its sequence when a custom random throws or returns NaN", () => {
+    let next: () => number = () => 0.5;
     const policy = decorrelatedJitterBackoff({
       baseMs: 100,
       capMs: 20_000,
-      random: () => broken ? NaN : 0.5,
+      random: () => next(),
     });
-    assertTimerSafe(policy.delayFor(0));
-    assertTimerSafe(policy.delayFor(1));
-    broken = false;
-    assert.equal(policy.delayFor(2), 200);
+    assert.equal(policy.delayFor(0), 200); // 100 + 0.5 × (300 − 100)
+    next = () => NaN;
+    assert.throws(() => policy.delayFor(1), RangeError);
+    next = () => {
+      throw new Error("no entropy");
+    };
+    assert.throws(() => policy.delayFor(1), /no entropy/);
+    next = () => 0.5;
+    // Built on 200, the last delay returned, not on a poisoned value.
+    assert.equal(policy.delayFor(1), 350); // 100 + 0.5 × (600 − 100)
   });
 
   describe("rejects invalid options, naming the option and the value", () => {

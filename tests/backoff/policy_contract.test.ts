@@ -89,18 +89,262 @@ describe("every policy", () => {
     }
   });
 
-  it("stays safe with a custom random outside [0, 1)", () => {
-    for (const bad of [NaN, -1, 1, 2, Infinity, -Infinity, 1e308]) {
+  it("rejects at delayFor a custom random that returns NaN, ±Infinity or a number outside [0, 1]", () => {
+    // A random is called at delay time, so this is where it can be checked.
+    for (
+      const bad of [
+        NaN,
+        Infinity,
+        -Infinity,
+        -1,
+        -Number.MIN_VALUE,
+        1 + 2 ** -52,
+        2,
+        1e308,
+      ]
+    ) {
       for (const [name, policy] of everyPolicy(() => bad)) {
-        for (const n of RESTART_COUNTS) {
+        assert.throws(
+          () => policy.delayFor(3),
+          (error: Error) =>
+            error instanceof RangeError &&
+            error.message.includes('"random()"') &&
+            error.message.includes(`random()=${bad}`) &&
+            error.message.includes("[0, 1)"),
+          `${name}, random()=${bad}`,
+        );
+      }
+    }
+  });
+
+  it("rejects at delayFor a custom random that returns a non-number, describing it safely", () => {
+    const throwingToString = {
+      toString(): string {
+        throw new Error("toString");
+      },
+    };
+    const { proxy, revoke } = Proxy.revocable({}, {});
+    revoke();
+    const cases: [unknown, string][] = [
+      ["0.5", 'random()="0.5"'],
+      [10n, "random()=10n"],
+      [undefined, "random()=undefined"],
+      [null, "random()=null"],
+      [Symbol("u"), "random()=Symbol(u)"],
+      [Object.create(null), "random()=an object (no prototype)"],
+      [throwingToString, "random()=an object (Object)"],
+      [proxy, "random()=an object (unreadable)"],
+      [{ valueOf: () => 0.5 }, "random()=an object (Object)"],
+    ];
+    for (const [bad, shown] of cases) {
+      for (const [name, policy] of everyPolicy(() => bad as number)) {
+        assert.throws(
+          () => policy.delayFor(1),
+          (error: Error) =>
+            error instanceof TypeError && error.message.includes(shown),
+          `${name}: ${shown}`,
+        );
+      }
+    }
+  });
+
+  it("takes a custom random's 1 as just below 1: every documented bound holds", () => {
+    const one = () => 1;
+    // exponential: min(min·2ⁿ, max) × (1 + u·randomFactor), u < 1
+    const exponential = exponentialBackoff({
+      minMs: 100,
+      maxMs: 1_000,
+      randomFactor: 0.5,
+      random: one,
+    });
+    const capped = exponential.delayFor(10);
+    assert.ok(capped > 1_499 && capped < 1_500, `${capped}`);
+    // full jitter: U(0, v), v excluded
+    const full = fullJitterBackoff({ baseMs: 100, capMs: 1_000, random: one });
+    assert.ok(full.delayFor(2) < 400 && full.delayFor(2) > 399);
+    // equal jitter: v/2 + U(0, v/2), v excluded
+    const equal = equalJitterBackoff({
+      baseMs: 100,
+      capMs: 1_000,
+      random: one,
+    });
+    assert.ok(equal.delayFor(20) < 1_000 && equal.delayFor(20) > 999);
+    // truncated binary: at most 2^e − 1 slots
+    for (const ceiling of [0, 3, 10, 32]) {
+      const truncated = truncatedBinaryBackoff({
+        slotMs: 1,
+        ceiling,
+        random: one,
+      });
+      assert.equal(
+        truncated.delayFor(ceiling),
+        Math.min(2 ** ceiling - 1, MAX),
+      );
+    }
+    // decorrelated: stays within [base, cap], and reaches the cap
+    const decorrelated = decorrelatedJitterBackoff({
+      baseMs: 100,
+      capMs: 1_000,
+      random: one,
+    });
+    const delays = [0, 1, 2, 3].map((n) => decorrelated.delayFor(n));
+    assert.ok(delays.every((d) => d >= 100 && d <= 1_000), `${delays}`);
+    assert.equal(delays[3], 1_000);
+    // And every policy stays timer-safe at its extremes.
+    for (const [, policy] of everyPolicy(one)) {
+      for (const n of RESTART_COUNTS) assertTimerSafe(policy.delayFor(n));
+    }
+  });
+
+  it("never returns 0 because of a broken random where the minimum is above 0", () => {
+    // Before, NaN from a custom random became a delay of 0: a retry storm.
+    const policies = [
+      exponentialBackoff({ minMs: 100, maxMs: 1_000, random: () => NaN }),
+      linearBackoff({
+        minMs: 100,
+        maxMs: 1_000,
+        stepMs: 10,
+        random: () => NaN,
+      }),
+      equalJitterBackoff({ baseMs: 100, capMs: 1_000, random: () => NaN }),
+      decorrelatedJitterBackoff({
+        baseMs: 100,
+        capMs: 1_000,
+        random: () => NaN,
+      }),
+    ];
+    for (const policy of policies) {
+      assert.throws(() => policy.delayFor(0), RangeError);
+    }
+  });
+
+  it("lets an error a custom random throws propagate from delayFor", () => {
+    const failure = new Error("entropy pool empty");
+    for (
+      const [name, policy] of everyPolicy(() => {
+        throw failure;
+      })
+    ) {
+      assert.throws(
+        () => policy.delayFor(2),
+        (error) => error === failure,
+        name,
+      );
+    }
+  });
+
+  it("rejects a restartCount that is not an integer in [0, MAX_SAFE_INTEGER], naming it", () => {
+    const ranges: number[] = [
+      -1,
+      -0.5,
+      0.5,
+      NaN,
+      Infinity,
+      -Infinity,
+      2 ** 53,
+      1e300,
+    ];
+    const types: [unknown, string][] = [
+      ["1", 'restartCount="1"'],
+      [1n, "restartCount=1n"],
+      [undefined, "restartCount=undefined"],
+      [null, "restartCount=null"],
+      [Symbol("n"), "restartCount=Symbol(n)"],
+      [Object.create(null), "restartCount=an object (no prototype)"],
+    ];
+    for (const [name, policy] of everyPolicy(() => 0.5)) {
+      for (const n of ranges) {
+        assert.throws(
+          () => policy.delayFor(n),
+          (error: Error) =>
+            error instanceof RangeError &&
+            error.message.includes('"restartCount"') &&
+            error.message.includes(`restartCount=${n}`),
+          `${name}, n=${n}`,
+        );
+      }
+      for (const [n, shown] of types) {
+        assert.throws(
+          () => policy.delayFor(n as number),
+          (error: Error) =>
+            error instanceof TypeError && error.message.includes(shown),
+          `${name}, ${shown}`,
+        );
+      }
+    }
+  });
+
+  it("stays within its cap for a huge restartCount such as 1e9", () => {
+    const cases: [BackoffPolicy, number][] = [
+      [
+        exponentialBackoff({ minMs: 100, maxMs: 5_000, randomFactor: 0.2 }),
+        6_000,
+      ],
+      [
+        linearBackoff({
+          minMs: 100,
+          maxMs: 5_000,
+          stepMs: 100,
+          randomFactor: 0.2,
+        }),
+        6_000,
+      ],
+      [fullJitterBackoff({ baseMs: 100, capMs: 5_000 }), 5_000],
+      [equalJitterBackoff({ baseMs: 100, capMs: 5_000 }), 5_000],
+      [decorrelatedJitterBackoff({ baseMs: 100, capMs: 5_000 }), 5_000],
+      [truncatedBinaryBackoff({ slotMs: 1 }), 1_023],
+    ];
+    for (const [policy, cap] of cases) {
+      for (
+        const n of [1e9, 2 ** 31 - 1, 2 ** 32 + 1, Number.MAX_SAFE_INTEGER]
+      ) {
+        for (let draw = 0; draw < 50; draw++) {
           const delay = policy.delayFor(n);
-          assert.ok(
-            Number.isFinite(delay) && delay >= 0 && delay <= MAX,
-            `${name}, random()=${bad}, n=${n}: ${delay}`,
-          );
+          assertTimerSafe(delay);
+          assert.ok(delay <= cap, `n=${n}: ${delay} > ${cap}`);
         }
       }
     }
+  });
+
+  it("describes any bad option in its error without throwing while doing so", () => {
+    const { proxy, revoke } = Proxy.revocable({}, {});
+    revoke();
+    class Weird {
+      toString(): string {
+        throw new Error("toString");
+      }
+    }
+    const cases: [unknown, string][] = [
+      [Object.create(null), "minMs=an object (no prototype)"],
+      [10n, "minMs=10n"],
+      [Symbol("ms"), "minMs=Symbol(ms)"],
+      [new Weird(), "minMs=an object (Weird)"],
+      [proxy, "minMs=an object (unreadable)"],
+      [[1], "minMs=an array"],
+      [function later() {}, "minMs=function later"],
+      ['5"', 'minMs="5\\""'],
+    ];
+    for (const [minMs, shown] of cases) {
+      assert.throws(
+        () => exponentialBackoff({ minMs, maxMs: 10 } as never),
+        (error: Error) =>
+          error instanceof TypeError && error.message.includes(shown) &&
+          error.message.includes('"minMs" must be a number'),
+        shown,
+      );
+    }
+    assert.throws(
+      () => fullJitterBackoff(Object.create(null)),
+      (error: Error) =>
+        error instanceof TypeError &&
+        error.message.includes("baseMs=undefined"),
+    );
+    assert.throws(
+      () => linearBackoff(10n as never),
+      (error: Error) =>
+        error instanceof TypeError && error.message.includes("options=10n"),
+    );
   });
 
   it("reaches MAX_TIMER_DELAY_MS exactly, and never more", () => {

@@ -319,7 +319,7 @@ describe("strategies are checked where they are given (findings 1 and 4)", () =>
         ),
     );
     assert.throws(
-      () => Props.create(() => new Actor() as never, null as never),
+      () => Props.create(() => undefined as never, null as never),
       /"options" must be an object \(got null\)/,
     );
   });

@@ -3,7 +3,12 @@
 // (not a test file itself).
 
 import * as FakeTimers from "@sinonjs/fake-timers";
-import { type ActorRef, ActorSystem, DeadLetter } from "../../mod.ts";
+import {
+  type ActorRef,
+  ActorSystem,
+  DeadLetter,
+  type LogRecord,
+} from "../../mod.ts";
 import {
   type WebSocketCommand,
   WebSocketEvent,
@@ -41,6 +46,8 @@ export interface Harness {
   /** Every WebSocketEvent on the event stream, in order. */
   events: WebSocketEvent[];
   deadLetters: DeadLetter[];
+  /** Every record logged at warn or error, in order (nothing is printed). */
+  logs: LogRecord[];
   /** Starts a connection on the fake network (page: false unless given). */
   connect(
     options?: Partial<WebSocketOptions>,
@@ -58,7 +65,11 @@ export interface Harness {
 
 export function harness(): Harness {
   const clock = FakeTimers.install({ toFake: FAKED, now: 0 });
-  const system = ActorSystem.create("ws-test", { logLevel: "off" });
+  const logs: LogRecord[] = [];
+  const system = ActorSystem.create("ws-test", {
+    logLevel: "warn",
+    logger: (record) => logs.push(record),
+  });
   const network = new FakeNetwork();
   const events: WebSocketEvent[] = [];
   const deadLetters: DeadLetter[] = [];
@@ -70,6 +81,7 @@ export function harness(): Harness {
     network,
     events,
     deadLetters,
+    logs,
     connect: (options = {}, name) =>
       system.actorOf(
         websocketProps({

@@ -60,6 +60,34 @@ describe("heartbeat", () => {
     }
   });
 
+  it("keeps the heartbeat checked at the call, whatever is changed afterwards", async () => {
+    const h = harness();
+    try {
+      const heartbeat = {
+        intervalMs: 1_000,
+        timeoutMs: 500,
+        message: "ping" as unknown,
+      };
+      h.connect({
+        heartbeat: heartbeat as { intervalMs: number; timeoutMs: number },
+      });
+      // Values websocketProps would have refused: they must not reach a timer.
+      heartbeat.intervalMs = 0;
+      heartbeat.timeoutMs = 2 ** 40;
+      heartbeat.message = 42;
+      await h.tick(1_000);
+      const socket = h.network.last;
+      assert.deepEqual(socket.sent, ["ping"]);
+      await h.tick(500);
+      assert.equal(
+        h.of(WebSocketClosed)[0]?.reason,
+        "no frame within 500 ms of a ping",
+      );
+    } finally {
+      await h.done();
+    }
+  });
+
   it("any frame counts as an answer", async () => {
     const h = harness();
     try {

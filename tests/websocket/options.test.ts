@@ -59,7 +59,8 @@ describe("websocketProps options", () => {
   });
 
   it("rejects a url that is not a WebSocket URL or a function", () => {
-    const expected = "a ws:, wss:, http: or https: URL, or a function";
+    const expected =
+      "an absolute ws:, wss:, http: or https: URL without a fragment (a string or URL), or a function";
     assertRejects(
       { url: "not a url" },
       TypeError,
@@ -74,6 +75,81 @@ describe("websocketProps options", () => {
     );
     assertRejects({ url: 42 }, TypeError, "url=42", expected);
     assertRejects({ url: undefined }, TypeError, "url=undefined");
+  });
+
+  it("rejects at the call a static url no WebSocket would accept, instead of retrying it forever", () => {
+    for (
+      const url of [
+        "", // empty
+        "ws://example.test:99999/", // cannot be parsed: port out of range
+        "ws://exa<mple.test/", // cannot be parsed: a forbidden host code point
+        "ws://[::1/", // cannot be parsed
+        "/ws", // relative: no base outside a page
+        "//example.test/ws", // no scheme
+        "wss://example.test/#", // a fragment, even empty: a SyntaxError in browsers
+        "wss://example.test/ws#top",
+        "mailto:ops@example.test",
+        "about:blank",
+        "file:///tmp/socket",
+        "ws", // no colon at all
+      ]
+    ) {
+      assertRejects({ url }, TypeError, '"url"', `url=${JSON.stringify(url)}`);
+    }
+    assertRejects(
+      { url: new URL("ftp://example.test/") },
+      TypeError,
+      '"url"',
+      "url=an object (URL)",
+    );
+  });
+
+  it("accepts every URL form WebSocket constructors accept, and URL objects", () => {
+    for (
+      const url of [
+        "ws://example.test/",
+        "wss://example.test:8443/path?q=1",
+        "WSS://Example.test/ws", // schemes and hosts are case-insensitive
+        "http://example.test/ws", // turned into ws: by the WebSocket
+        "https://example.test/ws", // turned into wss:
+        "ws://127.0.0.1:9000",
+        "ws://[::1]:9000/",
+        new URL("wss://example.test/ws"),
+      ]
+    ) {
+      websocketProps({ ...base, url } as WebSocketOptions);
+    }
+  });
+
+  it("describes any bad value safely in its error", () => {
+    const { proxy, revoke } = Proxy.revocable({}, {});
+    revoke();
+    const throwing = {
+      toString(): string {
+        throw new Error("toString");
+      },
+    };
+    const cases: [Record<string, unknown>, string][] = [
+      [{ url: Object.create(null) }, "url=an object (no prototype)"],
+      [{ url: 10n }, "url=10n"],
+      [{ url: Symbol("u") }, "url=Symbol(u)"],
+      [{ url: throwing }, "url=an object (Object)"],
+      [{ url: proxy }, "url=an object (unreadable)"],
+      [{ minUptimeMs: 10n }, "minUptimeMs=10n"],
+      [{ maxQueued: Symbol("q") }, "maxQueued=Symbol(q)"],
+      [{ shouldReconnect: Object.create(null) }, "an object (no prototype)"],
+      [{ heartbeat: { intervalMs: throwing, timeoutMs: 1 } }, "=an object"],
+    ];
+    for (const [options, shown] of cases) {
+      assertRejects(options, TypeError, shown);
+    }
+    for (const options of [10n, Symbol("o"), null, "ws://example.test/"]) {
+      assert.throws(
+        () => websocketProps(options as never),
+        (error: Error) =>
+          error instanceof TypeError && error.message.includes('"options"'),
+      );
+    }
   });
 
   it("rejects bad protocols, subscriber, policy, callbacks and classes", () => {
@@ -160,6 +236,73 @@ describe("websocketProps options", () => {
     );
   });
 
+  it("checks every timer-bound option against 2^31 − 1 ms, the longest a timer can wait", () => {
+    const MAX = 2_147_483_647;
+    const at = (value: number): Record<string, unknown>[] => [
+      { minUptimeMs: value },
+      { connectionTimeoutMs: value },
+      { hiddenCloseMs: value },
+      { heartbeat: { intervalMs: value, timeoutMs: 1 } },
+      { heartbeat: { intervalMs: 1, timeoutMs: value } },
+    ];
+    for (const options of at(MAX)) {
+      websocketProps({ ...base, ...options } as WebSocketOptions);
+    }
+    for (const value of [MAX + 1, 1e12, Number.MAX_VALUE]) {
+      for (const options of at(value)) {
+        const [name, given] = Object.entries(options)[0];
+        const field = typeof given === "object"
+          ? `${name}.${
+            Object.entries(given as object).find(([, v]) => v === value)![0]
+          }`
+          : name;
+        assertRejects(
+          options,
+          RangeError,
+          `"${field}"`,
+          `${field}=${value}`,
+          `${MAX}]`,
+        );
+      }
+    }
+    // Infinity means "never" where it is the default, and only there.
+    websocketProps({ ...base, hiddenCloseMs: Infinity });
+    assertRejects({ minUptimeMs: Infinity }, RangeError, "minUptimeMs");
+    assertRejects(
+      { heartbeat: { intervalMs: Infinity, timeoutMs: 1 } },
+      RangeError,
+      "heartbeat.intervalMs=Infinity",
+    );
+  });
+
+  it("rejects a heartbeat message that is not a frame or a function", () => {
+    for (
+      const message of [
+        "ping",
+        new Uint8Array(1),
+        new ArrayBuffer(1),
+        () => "p",
+      ]
+    ) {
+      websocketProps({
+        ...base,
+        heartbeat: { intervalMs: 1, timeoutMs: 1, message },
+      });
+    }
+    assertRejects(
+      { heartbeat: { intervalMs: 1, timeoutMs: 1, message: 42 } },
+      TypeError,
+      '"heartbeat.message"',
+      "heartbeat.message=42",
+      "a string, ArrayBuffer, ArrayBufferView, Blob or a function",
+    );
+    assertRejects(
+      { heartbeat: { intervalMs: 1, timeoutMs: 1, message: { type: "ping" } } },
+      TypeError,
+      "heartbeat.message=an object (Object)",
+    );
+  });
+
   it("rejects counts that are not whole numbers", () => {
     assertRejects(
       { maxRetries: -1 },
@@ -226,7 +369,7 @@ describe("Send and Close", () => {
   it("Close takes the codes a browser may send and a short reason", () => {
     assert.deepEqual({ ...new Close() }, { code: 1000, reason: "" });
     assert.equal(new Close(4001, "logged out").code, 4001);
-    for (const code of [1001, 1006, 2999, 5000, 4000.5]) {
+    for (const code of [1001, 1006, 2999, 5000, 4000.5, NaN, Infinity, -1]) {
       assert.throws(
         () => new Close(code),
         (error: Error) =>
@@ -240,6 +383,59 @@ describe("Send and Close", () => {
         error instanceof RangeError && error.message.includes('"reason"') &&
         error.message.includes("123"),
     );
+  });
+
+  it("Close takes a reason of up to 123 bytes of UTF-8, counted as a browser counts them", () => {
+    assert.equal(new Close(1000, "a".repeat(123)).reason.length, 123);
+    assert.equal(new Close(1000, "€".repeat(41)).reason.length, 41); // 3 bytes each
+    assert.equal(new Close(3000, "😀".repeat(30) + "abc").code, 3000); // 4 bytes each
+    for (const reason of ["a".repeat(124), "€".repeat(42), "😀".repeat(31)]) {
+      assert.throws(() => new Close(1000, reason), RangeError);
+    }
+  });
+
+  it("Close rejects a code that is not a number or a reason that is not a string, with a TypeError", () => {
+    for (
+      const [code, shown] of [
+        ["1000", 'code="1000"'],
+        [1000n, "code=1000n"],
+        [null, "code=null"],
+        [Symbol("c"), "code=Symbol(c)"],
+        [Object.create(null), "code=an object (no prototype)"],
+      ] as [unknown, string][]
+    ) {
+      assert.throws(
+        () => new Close(code as number),
+        (error: Error) =>
+          error instanceof TypeError && error.message.includes('"code"') &&
+          error.message.includes(shown),
+        shown,
+      );
+    }
+    for (
+      const [reason, shown] of [
+        [42, "reason=42"],
+        [null, "reason=null"],
+        [Symbol("r"), "reason=Symbol(r)"],
+        [10n, "reason=10n"],
+        [{ toString: () => "bye" }, "reason=an object (Object)"],
+        [Object.create(null), "reason=an object (no prototype)"],
+        [["bye"], "reason=an array"],
+      ] as [unknown, string][]
+    ) {
+      assert.throws(
+        () => new Close(1000, reason as string),
+        (error: Error) =>
+          error instanceof TypeError && error.message.includes('"reason"') &&
+          error.message.includes("a string") && error.message.includes(shown),
+        shown,
+      );
+    }
+    // Omitted arguments take their defaults.
+    assert.deepEqual({ ...new Close(undefined, undefined) }, {
+      code: 1000,
+      reason: "",
+    });
   });
 });
 

@@ -44,6 +44,44 @@ describe("online and offline", () => {
     }
   });
 
+  it("coming online with a policy that throws waits 30 s and logs it, instead of crashing the connection", async () => {
+    const h = harness();
+    try {
+      const page = new FakePage();
+      h.network.answer = "refuse";
+      h.connect({
+        page,
+        policy: {
+          delayFor: (n: number) => {
+            if (n === 0 && page.navigator.onLine) throw new Error("policy bug");
+            return 60_000;
+          },
+        },
+      });
+      await h.tick(10); // refused; the next attempt waits 30 s (delayFor(0) threw)
+      page.goOffline();
+      await h.tick(10);
+      h.network.answer = "accept";
+      page.goOnline();
+      await h.tick(29_999);
+      assert.equal(h.network.sockets.length, 1, "not at once, nor a storm");
+      await h.tick(2);
+      assert.equal(h.network.sockets.length, 2, "after the 30 s fallback");
+      await h.tick(10);
+      assert.equal(h.network.last.readyState, 1);
+      assert.ok(h.logs.length >= 2);
+      for (const record of h.logs) {
+        assert.equal(record.level, "error");
+        assert.match(
+          record.message,
+          /policy\.delayFor\(0\) threw; waiting 30000 ms/,
+        );
+      }
+    } finally {
+      await h.done();
+    }
+  });
+
   it("stops attempting while offline, and reconnects soon after online with the count reset", async () => {
     const h = harness();
     try {

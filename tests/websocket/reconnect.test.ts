@@ -252,10 +252,186 @@ describe("reconnecting", () => {
       assert.equal(calls, 3);
       const [failed, notAUrl] = h.of(WebSocketClosed).map((e) => e.reason);
       assert.equal(failed, "url failed: Error: token service down");
-      assert.match(notAUrl, /^cannot open: /); // 42 is no URL: the constructor threw
+      assert.equal(
+        notAUrl,
+        "url failed: url() returned 42, not an absolute ws:, wss:, http: or https: URL without a fragment",
+      );
       assert.equal(h.network.sockets.length, 1);
       assert.equal(h.network.last.url, "ws://example.test/ws?token=3");
       assert.equal(h.network.last.readyState, 1);
+    } finally {
+      await h.done();
+    }
+  });
+
+  it("fails the attempt, logs it and backs off when a url function returns no usable URL", async () => {
+    const h = harness();
+    try {
+      const results: unknown[] = [
+        "not a url",
+        "ftp://example.test/",
+        "wss://example.test/ws#frag",
+        undefined,
+        Object.create(null),
+        new URL("ws://example.test/from-url-object"),
+      ];
+      let calls = 0;
+      h.connect({ policy: doubling, url: () => results[calls++] as string });
+      // Attempts at 0, then after 100, 200, 400, 800 and 1,600 ms.
+      await h.tick(0);
+      for (const wait of [100, 200, 400, 800]) {
+        const before = calls;
+        await h.tick(wait - 1);
+        assert.equal(calls, before, `no attempt before ${wait} ms`);
+        await h.tick(1);
+        assert.equal(calls, before + 1, `an attempt after ${wait} ms`);
+      }
+      await h.tick(1_600);
+      assert.equal(calls, 6);
+      await h.tick(10); // the fake server answers
+      const expected =
+        ", not an absolute ws:, wss:, http: or https: URL without a fragment";
+      assert.deepEqual(h.of(WebSocketClosed).map((e) => [e.code, e.reason]), [
+        [1006, `url failed: url() returned "not a url"${expected}`],
+        [1006, `url failed: url() returned "ftp://example.test/"${expected}`],
+        [
+          1006,
+          `url failed: url() returned "wss://example.test/ws#frag"${expected}`,
+        ],
+        [1006, `url failed: url() returned undefined${expected}`],
+        [
+          1006,
+          `url failed: url() returned an object (no prototype)${expected}`,
+        ],
+      ]);
+      // A programming error, not a network one: each is logged as an error.
+      assert.deepEqual(
+        h.logs.map((record) => [record.level, record.message]),
+        h.of(WebSocketClosed).map((e) => ["error", e.reason]),
+      );
+      // The URL object a function returns is used; nothing else reached the network.
+      assert.deepEqual(h.network.sockets.map((socket) => socket.url), [
+        "ws://example.test/from-url-object",
+      ]);
+      assert.equal(h.network.last.readyState, 1);
+    } finally {
+      await h.done();
+    }
+  });
+
+  it("gives up after maxRetries when a url function never returns a usable URL", async () => {
+    const h = harness();
+    try {
+      let calls = 0;
+      h.connect({
+        policy: doubling,
+        maxRetries: 2,
+        url: () => {
+          calls++;
+          return "ws://example.test:99999/";
+        },
+      });
+      await h.tick(60_000);
+      assert.equal(calls, 3, "the first attempt and 2 retries, then no more");
+      const [gaveUp] = h.of(WebSocketGaveUp);
+      assert.equal(gaveUp.reason, "maxRetries (2) reached");
+      assert.match(
+        gaveUp.close.reason,
+        /^url failed: url\(\) returned "ws:\/\/example\.test:99999\/", not /,
+      );
+      assert.equal(h.network.sockets.length, 0);
+    } finally {
+      await h.done();
+    }
+  });
+
+  it("describes a rejection or a constructor error that cannot be printed, and retries", async () => {
+    const h = harness();
+    try {
+      let calls = 0;
+      const Real = h.network.WebSocket;
+      class Hostile extends Real {
+        constructor(url: string, protocols?: string | string[]) {
+          if (calls === 3) throw Object.create(null);
+          super(url, protocols);
+        }
+      }
+      h.connect({
+        policy: doubling,
+        WebSocket: Hostile,
+        url: () => {
+          calls++;
+          if (calls === 1) return Promise.reject(Object.create(null));
+          if (calls === 2) throw Symbol("no token");
+          return "ws://example.test/ws";
+        },
+      });
+      await h.tick(0);
+      await h.tick(100);
+      await h.tick(200);
+      await h.tick(400);
+      await h.tick(10); // the fake server answers
+      assert.deepEqual(h.of(WebSocketClosed).map((e) => e.reason), [
+        "url failed: an object (no prototype)",
+        "url failed: Symbol(no token)",
+        "cannot open: an object (no prototype)",
+      ]);
+      assert.equal(calls, 4);
+      assert.equal(h.network.last.readyState, 1);
+    } finally {
+      await h.done();
+    }
+  });
+
+  it("uses a URL object's address as it was when websocketProps was called", async () => {
+    const h = harness();
+    try {
+      const url = new URL("wss://example.test/ws?v=1");
+      h.connect({ url });
+      url.search = "?v=2";
+      url.hash = "#not-allowed";
+      await h.tick(0);
+      assert.equal(h.network.last.url, "wss://example.test/ws?v=1");
+      assert.equal(h.network.last.readyState, 1);
+    } finally {
+      await h.done();
+    }
+  });
+
+  it("waits 30 s, logs an error, and keeps timers honest when a custom policy misbehaves", async () => {
+    const h = harness();
+    try {
+      h.network.answer = "refuse";
+      const delays: unknown[] = [
+        "throw",
+        NaN,
+        -5,
+        "100",
+        undefined,
+        1e12, // beyond what a timer can wait: clamped, not fired at once
+      ];
+      h.connect({
+        policy: {
+          delayFor: (n: number) => {
+            if (delays[n] === "throw") throw new Error("policy bug");
+            return delays[n] as number;
+          },
+        },
+      });
+      await h.tick(5 * 30_000 + 100);
+      assert.deepEqual(
+        h.of(WebSocketReconnectScheduled).map((e) => e.delayMs),
+        [30_000, 30_000, 30_000, 30_000, 30_000, 2_147_483_647],
+      );
+      assert.equal(h.network.sockets.length, 6, "one attempt per 30 s wait");
+      await h.tick(2_147_483_647 - 1_000);
+      assert.equal(h.network.sockets.length, 6, "the long wait is honoured");
+      const logged = h.logs.map((record) => record.message);
+      assert.equal(logged.length, 5);
+      assert.match(logged[0], /policy\.delayFor\(0\) threw; waiting 30000 ms/);
+      assert.match(logged[1], /policy\.delayFor\(1\) returned NaN/);
+      assert.match(logged[3], /returned "100", not a delay/);
+      assert.ok(h.logs.every((record) => record.level === "error"));
     } finally {
       await h.done();
     }
