@@ -1,120 +1,17 @@
 // Copyright 2026 the understudy authors. MIT license.
 // This module is browser compatible.
 
-// Validation shared by the policy factories and `delayFor`. Every message has
-// the same shape, built in one place (`fail`): what failed, the option, what
-// it must be, and what was given, e.g. `Cannot create exponential backoff:
-// "maxMs" must be a number in [minMs=200, 2147483647] (got maxMs=100)`.
+// How the policy factories read their options and `delayFor` its random
+// source, on the package's one validation module (`../validation.ts`, which
+// also gives every message its shape).
 
-import { MAX_TIMER_DELAY_MS } from "./max_timer_delay.ts";
+import { checkNumber, fail, MAX_TIMER_DELAY_MS } from "../validation.ts";
 import { secureRandom } from "./secure_random.ts";
 
-/**
- * Returns `value` if it is a number from `lowest` to `highest` (an integer if
- * `integer` is set), else throws a RangeError, or a TypeError if it is not a
- * number at all, whose message names `name`, `value` and the range.
- *
- * @param action What cannot be done if it throws, such as "create
- * exponential backoff".
- * @param lowestName The option `lowest` comes from, if any, for the message.
- */
-export function checkNumber(
-  action: string,
-  name: string,
-  value: unknown,
-  lowest: number,
-  highest: number,
-  integer?: boolean,
-  lowestName?: string,
-): number {
-  // The comparisons are false for NaN.
-  if (
-    !(typeof value === "number" && value >= lowest && value <= highest &&
-      (!integer || Number.isInteger(value)))
-  ) {
-    fail(
-      action,
-      name,
-      `${integer ? "an integer" : "a number"} in [${
-        lowestName ? lowestName + "=" : ""
-      }${lowest}, ${highest}]`,
-      value,
-      typeof value === "number",
-    );
-  }
-  return value;
-}
+// The policies and the WebSocket options validate through these.
+export { checkNumber, fail };
 
-/**
- * Throws a RangeError if `isRange` (the value has the right type but is out
- * of range), else a TypeError, naming `name`, `value` and what was expected.
- */
-export function fail(
-  action: string,
-  name: string,
-  expected: string,
-  value: unknown,
-  isRange?: boolean,
-): never {
-  throw new (isRange ? RangeError : TypeError)(
-    `Cannot ${action}: "${name}" must be ${expected} (got ${name}=${
-      describe(value)
-    })`,
-  );
-}
-
-/**
- * Shows a bad value in an error message, and never throws, whatever the value
- * (a null-prototype object, a revoked Proxy, a `toString` or `name` getter
- * that throws): a throw here would replace the error being reported. Strings
- * are quoted so that `minMs="5"` is not mistaken for `minMs=5`; bigints keep
- * their `n`; functions and objects are shown by kind. The same format as the
- * runtime's `describeValue`, which this module may not import.
- */
-export function describe(value: unknown): string {
-  try {
-    switch (typeof value) {
-      case "string":
-        return JSON.stringify(value);
-      case "bigint":
-        return `${value}n`;
-      case "function":
-        return `function ${nameOf(value) || "(anonymous)"}`;
-      case "object": {
-        if (value === null) return "null";
-        if (Array.isArray(value)) return "an array";
-        const proto = Object.getPrototypeOf(value);
-        return proto === null
-          ? "an object (no prototype)"
-          : `an object (${
-            nameOf(read(proto, "constructor")) || "anonymous class"
-          })`;
-      }
-      default: // numbers, booleans, undefined; String() never throws for a symbol
-        return String(value);
-    }
-  } catch {
-    // A revoked Proxy throws on every inspection, even Array.isArray.
-    return "an object (unreadable)";
-  }
-}
-
-/** `value[key]`, or undefined if reading it throws. */
-function read(value: unknown, key: string): unknown {
-  try {
-    return (value as Record<string, unknown>)[key];
-  } catch {
-    return undefined;
-  }
-}
-
-/** `value.name` if it is a string, else "" (also if reading it throws). */
-function nameOf(value: unknown): string {
-  const name = value == null ? undefined : read(value, "name");
-  return typeof name === "string" ? name : "";
-}
-
-/** The validated options a policy's setup works from. */
+/** Reads one policy's options, each checked as it is read. */
 export interface OptionReader {
   /**
    * Reads a numeric option: a number from `lowest` to `highest` (an integer

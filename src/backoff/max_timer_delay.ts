@@ -2,20 +2,11 @@
 // This module is browser compatible.
 
 /**
- * The longest delay, in milliseconds, that `setTimeout` honours:
- * 2,147,483,647 (2³¹ − 1, about 24.8 days).
+ * {@linkcode MAX_TIMER_DELAY_MS}, the longest delay timers honour. It is
+ * defined on the ground floor (`src/validation.ts`), where every option that
+ * sets a timer is checked against it.
  *
- * Timers store the delay as a signed 32-bit integer, so a longer delay
- * overflows and the callback fires at once. Every policy in this module clamps
- * its delays to this value.
- *
- * @example Clamp a delay of your own
- * ```ts
- * import { MAX_TIMER_DELAY_MS } from "@understudy/core/backoff";
- * import assert from "node:assert/strict";
- *
- * const oneYearMs = 365 * 24 * 60 * 60 * 1000;
- * assert.equal(Math.min(oneYearMs, MAX_TIMER_DELAY_MS), 2_147_483_647);
- * ```
+ * @module
  */
-export const MAX_TIMER_DELAY_MS = 2_147_483_647;
+
+export { MAX_TIMER_DELAY_MS } from "../validation.ts";

@@ -53,7 +53,6 @@ import { Mailbox, Notice } from "./mailbox.ts";
 import type { Props } from "./props.ts";
 import {
   ActorTimers,
-  checkDelay,
   now,
   type TimerScheduler,
   TimerTicket,
@@ -72,7 +71,12 @@ import {
   watch,
 } from "./watch.ts";
 import { superviseChild } from "../supervision/classic.ts";
-import { describeError, describeValue } from "../supervision/describe_value.ts";
+import {
+  ACTOR_NAME_PATTERN,
+  checkDelay,
+  describeError,
+  describeValue,
+} from "../validation.ts";
 import {
   defaultStrategy,
   FaultHandlingStrategy,
@@ -156,8 +160,6 @@ interface RestartDue {
 
 /** What a stop waited for when its shutdown timeout passed. */
 type StopWait = ActorStopTimedOut["waitingFor"];
-
-const NAME_PATTERN = /^[^/$\s][^/\s]*$/;
 
 export type { Envelope };
 
@@ -568,7 +570,7 @@ export class ActorCell<T> extends ActorRef<T>
     if (name === undefined) {
       childKey = extras.generatedNames++;
     } else {
-      if (typeof name !== "string" || !NAME_PATTERN.test(name)) {
+      if (typeof name !== "string" || !ACTOR_NAME_PATTERN.test(name)) {
         throw new TypeError(
           `Cannot create actor: invalid name ${
             describeValue(name)

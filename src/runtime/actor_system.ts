@@ -12,7 +12,7 @@ import {
   defaultStrategy,
   FaultHandlingStrategy,
 } from "../supervision/strategy.ts";
-import { describeValue } from "../supervision/describe_value.ts";
+import { describeValue } from "../validation.ts";
 import { Actor } from "./actor.ts";
 import { ActorCell } from "./actor_cell.ts";
 import { ActorRef, UndeliveredError } from "./actor_ref.ts";
@@ -27,7 +27,7 @@ import {
   type LogSink,
 } from "./logging.ts";
 import { Props } from "./props.ts";
-import { checkDelay } from "./timers.ts";
+import { checkDelay } from "../validation.ts";
 
 /** The default of {@linkcode ActorSystemOptions.shutdownTimeoutMs}. */
 const DEFAULT_SHUTDOWN_TIMEOUT_MS = 5_000;

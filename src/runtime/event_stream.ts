@@ -10,7 +10,7 @@
  */
 
 import type { ActorRef } from "./actor_ref.ts";
-import { describeValue } from "../supervision/describe_value.ts";
+import { describeValue } from "../validation.ts";
 
 /**
  * A message that was not delivered, and why. Every loss path of the library

@@ -8,7 +8,7 @@
  * @module
  */
 
-import { describeValue } from "../supervision/describe_value.ts";
+import { describeValue } from "../validation.ts";
 
 /**
  * Log levels, least to most severe; `off` silences everything.

@@ -8,14 +8,14 @@
  * @module
  */
 
-import { describeValue } from "../supervision/describe_value.ts";
+import { describeValue } from "../validation.ts";
 import type { ErrorClass } from "../supervision/strategy.ts";
 import { TypedStrategy } from "../supervision/supervisor_strategy.ts";
 import {
   type FailureClause,
   TypedFailureHandling,
 } from "../supervision/typed.ts";
-import { checkDelay } from "./timers.ts";
+import { checkDelay } from "../validation.ts";
 import type { Actor } from "./actor.ts";
 
 /**

@@ -13,8 +13,7 @@
  * @module
  */
 
-import { MAX_TIMER_DELAY_MS } from "../backoff/max_timer_delay.ts";
-import { describeValue } from "../supervision/describe_value.ts";
+import { checkDelay } from "../validation.ts";
 import { Notice } from "./mailbox.ts";
 
 /**
@@ -255,25 +254,4 @@ export class ActorTimers implements TimerScheduler {
     ticket.handle = globalThis.setTimeout(fire, delayMs);
     this.#active.set(key, ticket);
   }
-}
-
-/**
- * Checks a delay in milliseconds: a finite number from 0 to 2,147,483,647
- * (longer delays make `setTimeout` fire at once).
- */
-export function checkDelay(
-  where: string,
-  option: string,
-  value: unknown,
-): number {
-  if (
-    typeof value !== "number" || !(value >= 0 && value <= MAX_TIMER_DELAY_MS)
-  ) {
-    throw new RangeError(
-      `Cannot ${where}: "${option}" must be a finite number of milliseconds from 0 to ${MAX_TIMER_DELAY_MS} (got ${
-        describeValue(value)
-      })`,
-    );
-  }
-  return value;
 }

@@ -10,7 +10,7 @@
  * @module
  */
 
-import { describeValue } from "./describe_value.ts";
+import { describeValue } from "../validation.ts";
 
 /**
  * What a parent does with a failed child.

@@ -15,7 +15,7 @@
 import { exponentialBackoff } from "../backoff/exponential.ts";
 import type { BackoffPolicy } from "../backoff/backoff_policy.ts";
 import { MAX_TIMER_DELAY_MS } from "../backoff/max_timer_delay.ts";
-import { describeValue } from "./describe_value.ts";
+import { describeValue } from "../validation.ts";
 
 /**
  * Options of {@linkcode SupervisorStrategy.restartWithBackoff}.

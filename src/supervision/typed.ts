@@ -14,7 +14,7 @@
  */
 
 import { BackoffDecision } from "./backoff_decision.ts";
-import { describeValue } from "./describe_value.ts";
+import { describeValue } from "../validation.ts";
 import { type ErrorClass, matchErrorClass } from "./strategy.ts";
 import type { FailureHandling, Supervised } from "./supervised.ts";
 import {
