@@ -1,0 +1,103 @@
+// @runtimes deno node bun
+// Copyright 2026 the understudy authors. MIT license.
+/**
+ * The floors of the house (README, "How it is built"): each module imports
+ * only its own floor and the floors below, so a reader can learn the library
+ * from the ground up and a bundler can drop what a program does not use.
+ *
+ *   0  src/validation.ts   argument checks, safe descriptions; imports nothing
+ *   1  src/backoff/        policies and jitter
+ *   2  src/supervision/    strategies and their decisions, the failure port
+ *   3  src/runtime/        the kernel and its ports
+ *   4  src/patterns/       the BackoffSupervisor
+ *   5  src/websocket/      the supervised WebSocket
+ *
+ * Patterns reach the runtime only through its public modules and the one
+ * documented port (`undelivered.ts`), never the cell or the mailbox.
+ */
+import { describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { readdirSync, readFileSync, statSync } from "node:fs";
+import { dirname, join, relative, resolve, sep } from "node:path";
+import { findRepoRoot } from "./_repo.ts";
+
+const root = findRepoRoot();
+const src = join(root, "src");
+
+/** The floor of a file under src/, by its first path segment. */
+function floorOf(file: string): number {
+  const rel = relative(src, file).split(sep);
+  if (rel.length === 1) return rel[0] === "validation.ts" ? 0 : -1;
+  return ["backoff", "supervision", "runtime", "patterns", "websocket"]
+    .indexOf(rel[0]) + 1;
+}
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) return sourceFiles(path);
+    return name.endsWith(".ts") ? [path] : [];
+  });
+}
+
+/** Every relative import and re-export of `file`, resolved to a path. */
+function importsOf(file: string): string[] {
+  const text = readFileSync(file, "utf8");
+  const found: string[] = [];
+  for (
+    const m of text.matchAll(
+      /^(?:import|export)\s[^;]*?from\s*["'](\.[^"']+)["']/gm,
+    )
+  ) {
+    found.push(resolve(dirname(file), m[1]));
+  }
+  return found;
+}
+
+/** Runtime modules the patterns floor may use: the public API and the one port. */
+const OPEN_TO_PATTERNS = new Set([
+  "actor.ts",
+  "actor_ref.ts",
+  "actor_system.ts",
+  "event_stream.ts",
+  "logging.ts",
+  "props.ts",
+  "timers.ts",
+  "undelivered.ts",
+]);
+
+describe("the floors of src/", () => {
+  const files = sourceFiles(src);
+
+  it("every file sits on a known floor", () => {
+    const lost = files.filter((f) => floorOf(f) < 0).map((f) =>
+      relative(root, f)
+    );
+    assert.deepEqual(lost, []);
+  });
+
+  it("no module imports a floor above its own", () => {
+    const upward: string[] = [];
+    for (const file of files) {
+      for (const target of importsOf(file)) {
+        if (floorOf(target) > floorOf(file)) {
+          upward.push(`${relative(root, file)} -> ${relative(root, target)}`);
+        }
+      }
+    }
+    assert.deepEqual(upward, []);
+  });
+
+  it("patterns use the runtime's public modules and its one port only", () => {
+    const inside: string[] = [];
+    for (const file of files.filter((f) => floorOf(f) === 4)) {
+      for (const target of importsOf(file)) {
+        const rel = relative(join(src, "runtime"), target);
+        if (!rel.startsWith("..") && !OPEN_TO_PATTERNS.has(rel)) {
+          inside.push(`${relative(root, file)} -> ${relative(root, target)}`);
+        }
+      }
+    }
+    assert.deepEqual(inside, []);
+  });
+});
