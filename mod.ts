@@ -108,6 +108,8 @@ export {
   TypedStrategy,
 } from "./src/supervision/supervisor_strategy.ts";
 export * from "./src/backoff/mod.ts";
+export { BackoffSupervisor } from "./src/patterns/backoff_supervisor.ts";
+export type { BackoffOptions } from "./src/patterns/backoff_options.ts";
 export {
   BackoffChildFailed,
   BackoffChildStarted,
@@ -115,16 +117,15 @@ export {
   BackoffEvent,
   BackoffGaveUp,
   BackoffMessageDropped,
-  type BackoffOptions,
+  type BackoffProtocol,
   BackoffScheduled,
-  BackoffSupervisor,
   CurrentChild,
   GetCurrentChild,
   GetRestartCount,
   ResetRestartCount,
   RespawnNow,
   RestartCount,
-} from "./src/patterns/backoff_supervisor.ts";
+} from "./src/patterns/backoff_protocol.ts";
 export type {
   ResetCounter,
   TriggerOn,

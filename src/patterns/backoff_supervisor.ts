@@ -6,609 +6,128 @@
  * exponentially growing, jittered delay when it terminates, and keeps the
  * messages sent to it while it is down.
  *
- * This file is the message plumbing (stash, forward, protocol, timers); the
- * decisions (when to respawn, how long to wait, when to reset, when to give
- * up) live in `../supervision/backoff_decision.ts`, shared with the typed
- * `restartWithBackoff`.
+ * An ordinary actor on the public runtime API (it spawns and watches its
+ * child, runs it under a stopping strategy, and keeps timers), plus the
+ * runtime's one port for patterns, {@linkcode takeOverUndelivered}, through
+ * which it takes over a stopping child's unprocessed messages. This file is
+ * the message plumbing; the options are checked in `backoff_options.ts`,
+ * the events and protocol are in `backoff_protocol.ts`, and the decisions
+ * (when to respawn, how long to wait, when to reset, when to give up) are
+ * pure functions of time in `../supervision/backoff_decision.ts`, shared
+ * with the typed `restartWithBackoff`.
+ *
+ * The child is in one of four states:
+ *
+ * ```
+ *            spawn                   drainGraceMs later
+ *   down ───────────▶ grace ──────────────────────────▶ steady
+ *    ▲       (steady at once         │                     │
+ *    │        if drainGraceMs is 0)  │ failure, or         │
+ *    │                               │ stop begins         │
+ *    │        Terminated             ▼                     │
+ *    └───────────────────────────  dying ◀─────────────────┘
+ * ```
+ *
+ * - down: no child; a respawn is due (or none, once it gave up). Messages
+ *   are stashed (dropped, with `forward: "drop"`).
+ * - grace: a new child, its up-time counting from the spawn; the stash
+ *   waits for the end of its grace window (and then, in the child's
+ *   mailbox, for the end of its `preStart`).
+ * - steady: messages go straight to the child.
+ * - dying: the child failed (known at once, from the decider of its
+ *   stopping strategy, in the child's turn) or began to stop; `Terminated`
+ *   is on its way. Messages are stashed as when down, and whatever had
+ *   reached the child's mailbox comes back through
+ *   {@linkcode takeOverUndelivered}, in front of them.
  *
  * @module
  */
 
-import type { BackoffPolicy } from "../backoff/backoff_policy.ts";
-import { exponentialBackoff } from "../backoff/exponential.ts";
-import { MAX_TIMER_DELAY_MS } from "../backoff/max_timer_delay.ts";
 import { Actor, Terminated } from "../runtime/actor.ts";
-import {
-  childLifecycle,
-  type ChildLifecycleHooks,
-  type Envelope,
-} from "../runtime/actor_cell.ts";
 import type { ActorRef } from "../runtime/actor_ref.ts";
-import { Mailbox } from "../runtime/mailbox.ts";
 import { Props } from "../runtime/props.ts";
-import { now } from "../runtime/timers.ts";
-import { describeValue } from "../supervision/describe_value.ts";
-import { Directive, OneForOneStrategy } from "../supervision/strategy.ts";
 import {
+  type Envelope,
+  takeOverUndelivered,
+  type UndeliveredTaker,
+} from "../runtime/undelivered.ts";
+import type {
   BackoffDecision,
-  type ResetCounter,
-  type Termination,
-  type TriggerOn,
+  Termination,
 } from "../supervision/backoff_decision.ts";
+import { type Directive, OneForOneStrategy } from "../supervision/strategy.ts";
+import { describeError, describeValue } from "../validation.ts";
+import { Stash } from "./_stash.ts";
+import {
+  type BackoffOptions,
+  type BackoffSettings,
+  backoffSettings,
+} from "./backoff_options.ts";
+import {
+  BackoffChildFailed,
+  BackoffChildStarted,
+  BackoffCounterReset,
+  type BackoffEvent,
+  BackoffGaveUp,
+  BackoffMessageDropped,
+  type BackoffProtocol,
+  BackoffScheduled,
+  CurrentChild,
+  GetCurrentChild,
+  GetRestartCount,
+  ResetRestartCount,
+  RespawnNow,
+  RestartCount,
+} from "./backoff_protocol.ts";
 
-/**
- * Options of {@linkcode BackoffSupervisor.props}.
- *
- * @example Usage
- * ```ts
- * import { Actor, BackoffSupervisor, Props, type BackoffOptions } from "@understudy/core";
- *
- * class Connection extends Actor<string> {
- *   onReceive(): void {}
- * }
- * const options: BackoffOptions<string> = {
- *   childProps: Props.create(() => new Connection()),
- *   childName: "connection",
- *   minBackoff: 200,
- *   maxBackoff: 10_000,
- * };
- * BackoffSupervisor.props(options);
- * ```
- *
- * @typeParam T The messages the child accepts.
- */
-export interface BackoffOptions<T> {
-  /** How to create each child. */
-  childProps: Props<T>;
-  /** Children are named `${childName}-1`, `-2`, …. Default `"child"`. */
-  childName?: string;
-  /** The first delay, in milliseconds. */
-  minBackoff: number;
-  /** The longest delay, in milliseconds. */
-  maxBackoff: number;
-  /** Jitter of the default policy: each delay times `1 + u × randomFactor`, `u` in [-1, 1]. Default 0.2. */
-  randomFactor?: number;
-  /**
-   * The delays: an object with a `delayFor(restartCount)` method. Default
-   * `exponentialBackoff({ minMs: minBackoff, maxMs: maxBackoff, randomFactor })`.
-   * A delay that cannot be used (the method throws, or returns anything but a
-   * number >= 0) becomes `maxBackoff`, logged as an error, so a broken policy
-   * can neither cause a restart storm nor stop the supervisor; one over
-   * 2³¹ − 1 ms is clamped.
-   */
-  policy?: BackoffPolicy;
-  /**
-   * When the restart count goes back to 0. Default `"after-min-stable"`.
-   * With `{ kind: "after-time", ms }`, `ms` is at most 2³¹ − 1.
-   */
-  resetCounter?: ResetCounter;
-  /** What happens to messages while no child runs: kept (`"stash"`, default) or dropped to dead letters. */
-  forward?: "stash" | "drop";
-  /** Which terminations lead to a respawn. Default `"any"`. */
-  triggerOn?: TriggerOn;
-  /** How many messages the stash keeps; the rest go to dead letters. Default 1000. */
-  maxStashSize?: number;
-  /** How long a new child must live before the stash is delivered to it, from 0 to 2³¹ − 1 ms. Default `min(50, minBackoff)`. */
-  drainGraceMs?: number;
-  /** Whether messages arriving in the grace window go straight to the child (when nothing is stashed). Default `true`. */
-  forwardDuringGrace?: boolean;
-  /** After this many respawns without a reset, the supervisor gives up and stops. Default `Infinity`; 0 never respawns. */
-  maxRestarts?: number;
-  /**
-   * The clock for alive times, in milliseconds. Default `performance.now`.
-   * A reading that fails (the function throws, or returns anything but a
-   * finite number) is logged as an error and leaves that child's up-time
-   * unknown: the count does not reset by time for it (`Reset` still works),
-   * so delays keep growing toward `maxBackoff` rather than a broken clock
-   * causing a restart storm or stopping the supervisor.
-   */
-  clock?: () => number;
-}
+// The supervisor's timer messages. Each timer's message object is its tag:
+// the state that waits for it holds it, so a timer left from an earlier
+// state (or from an earlier incarnation of the supervisor, after its own
+// restart) matches nothing and is ignored. A respawn scheduled before a
+// deliberate stop can therefore never revive the child.
 
-/**
- * Base of the BackoffSupervisor's events on the event stream; subscribe to
- * it for all of them.
- *
- * @example Usage
- * ```ts
- * import { ActorSystem, BackoffEvent } from "@understudy/core";
- *
- * const system = ActorSystem.create("demo");
- * system.eventStream.subscribe(BackoffEvent, (event) => console.log(event.constructor.name, event.supervisor.path));
- * await system.terminate();
- * ```
- */
-export abstract class BackoffEvent {
-  /**
-   * Creates a `BackoffEvent`.
-   *
-   * @param supervisor The supervisor that published it.
-   */
-  constructor(readonly supervisor: ActorRef<never>) {}
-}
-
-/**
- * The child crashed (threw or rejected).
- *
- * @example Usage
- * ```ts
- * import { ActorSystem, BackoffChildFailed } from "@understudy/core";
- *
- * const system = ActorSystem.create("demo");
- * system.eventStream.subscribe(BackoffChildFailed, (event) => console.log(event.child.path, event.error));
- * await system.terminate();
- * ```
- */
-export class BackoffChildFailed extends BackoffEvent {
-  /**
-   * Creates a `BackoffChildFailed`.
-   *
-   * @param supervisor The supervisor.
-   * @param child The child that failed.
-   * @param error What it threw.
-   */
-  constructor(
-    supervisor: ActorRef<never>,
-    readonly child: ActorRef<never>,
-    readonly error: unknown,
-  ) {
-    super(supervisor);
-  }
-}
-
-/**
- * A respawn is scheduled after `delayMs`; `restartCount` is the count the
- * policy was asked for (0 for the first respawn since a reset).
- *
- * @example Usage
- * ```ts
- * import { ActorSystem, BackoffScheduled } from "@understudy/core";
- *
- * const system = ActorSystem.create("demo");
- * system.eventStream.subscribe(BackoffScheduled, (event) => console.log(event.restartCount, event.delayMs));
- * await system.terminate();
- * ```
- */
-export class BackoffScheduled extends BackoffEvent {
-  /**
-   * Creates a `BackoffScheduled`.
-   *
-   * @param supervisor The supervisor.
-   * @param restartCount Respawns since the last reset, before this one.
-   * @param delayMs The delay chosen.
-   */
-  constructor(
-    supervisor: ActorRef<never>,
-    readonly restartCount: number,
-    readonly delayMs: number,
-  ) {
-    super(supervisor);
-  }
-}
-
-/**
- * A child finished starting (its `preStart` completed).
- *
- * @example Usage
- * ```ts
- * import { ActorSystem, BackoffChildStarted } from "@understudy/core";
- *
- * const system = ActorSystem.create("demo");
- * system.eventStream.subscribe(BackoffChildStarted, (event) => console.log(event.child.path));
- * await system.terminate();
- * ```
- */
-export class BackoffChildStarted extends BackoffEvent {
-  /**
-   * Creates a `BackoffChildStarted`.
-   *
-   * @param supervisor The supervisor.
-   * @param child The new child.
-   * @param restartCount Respawns since the last reset.
-   */
-  constructor(
-    supervisor: ActorRef<never>,
-    readonly child: ActorRef<never>,
-    readonly restartCount: number,
-  ) {
-    super(supervisor);
-  }
-}
-
-/**
- * The restart count went back to 0 (a stable child, or a `Reset`).
- *
- * @example Usage
- * ```ts
- * import { ActorSystem, BackoffCounterReset } from "@understudy/core";
- *
- * const system = ActorSystem.create("demo");
- * system.eventStream.subscribe(BackoffCounterReset, (event) => console.log(event.supervisor.path));
- * await system.terminate();
- * ```
- */
-export class BackoffCounterReset extends BackoffEvent {}
-
-/**
- * A message was not delivered (dropped, over the stash limit, or left when
- * the supervisor stopped). A {@linkcode DeadLetter} is published for it too.
- *
- * @example Usage
- * ```ts
- * import { ActorSystem, BackoffMessageDropped } from "@understudy/core";
- *
- * const system = ActorSystem.create("demo");
- * system.eventStream.subscribe(BackoffMessageDropped, (event) => console.log(event.reason));
- * await system.terminate();
- * ```
- */
-export class BackoffMessageDropped extends BackoffEvent {
-  /**
-   * Creates a `BackoffMessageDropped`.
-   *
-   * @param supervisor The supervisor.
-   * @param message The message.
-   * @param reason Why.
-   */
-  constructor(
-    supervisor: ActorRef<never>,
-    readonly message: unknown,
-    readonly reason: string,
-  ) {
-    super(supervisor);
-  }
-}
-
-/**
- * `maxRestarts` respawns without a reset: the supervisor stops for good.
- *
- * @example Usage
- * ```ts
- * import { ActorSystem, BackoffGaveUp } from "@understudy/core";
- *
- * const system = ActorSystem.create("demo");
- * system.eventStream.subscribe(BackoffGaveUp, (event) => console.log(`gave up after ${event.restartCount}`));
- * await system.terminate();
- * ```
- */
-export class BackoffGaveUp extends BackoffEvent {
-  /**
-   * Creates a `BackoffGaveUp`.
-   *
-   * @param supervisor The supervisor.
-   * @param restartCount Respawns made since the last reset.
-   */
-  constructor(supervisor: ActorRef<never>, readonly restartCount: number) {
-    super(supervisor);
-  }
-}
-
-/**
- * Asks a BackoffSupervisor for its current child; the reply is a
- * {@linkcode CurrentChild}. Send {@linkcode BackoffSupervisor.GetCurrentChild}.
- *
- * @example Usage
- * ```ts
- * import { BackoffSupervisor, GetCurrentChild } from "@understudy/core";
- *
- * BackoffSupervisor.GetCurrentChild instanceof GetCurrentChild; // true
- * ```
- */
-export class GetCurrentChild {}
-
-/**
- * Asks a BackoffSupervisor for its restart count; the reply is a
- * {@linkcode RestartCount}. Send {@linkcode BackoffSupervisor.GetRestartCount}.
- *
- * @example Usage
- * ```ts
- * import { BackoffSupervisor, GetRestartCount } from "@understudy/core";
- *
- * BackoffSupervisor.GetRestartCount instanceof GetRestartCount; // true
- * ```
- */
-export class GetRestartCount {}
-
-/**
- * Resets a BackoffSupervisor's restart count. A child sends
- * {@linkcode BackoffSupervisor.Reset} to its parent after real success.
- *
- * @example Usage
- * ```ts
- * import { Actor, BackoffSupervisor } from "@understudy/core";
- *
- * class Worker extends Actor<string> {
- *   onReceive(): void {
- *     this.context.parent.tell(BackoffSupervisor.Reset);
- *   }
- * }
- * ```
- */
-export class ResetRestartCount {}
-
-/**
- * Ends a pending backoff wait: the child is respawned at once. Ignored while
- * a child runs. The restart count is kept (send `Reset` too to reset it).
- * What a reconnecting client sends when it learns the network is back.
- * Send {@linkcode BackoffSupervisor.RespawnNow}.
- *
- * @example Usage
- * ```ts
- * import { BackoffSupervisor, RespawnNow } from "@understudy/core";
- *
- * BackoffSupervisor.RespawnNow instanceof RespawnNow; // true
- * ```
- */
-export class RespawnNow {}
-
-/**
- * The reply to `GetCurrentChild`: the running child, or `undefined` while
- * the supervisor waits to respawn.
- *
- * @example Usage
- * ```ts
- * import { Actor, ActorSystem, BackoffSupervisor, CurrentChild, Props } from "@understudy/core";
- *
- * class Worker extends Actor<string> {
- *   onReceive(): void {}
- * }
- * const system = ActorSystem.create("demo");
- * const supervisor = system.actorOf(
- *   BackoffSupervisor.props({ childProps: Props.create(() => new Worker()), minBackoff: 100, maxBackoff: 1_000 }),
- * );
- * const reply = await supervisor.ask<CurrentChild>(BackoffSupervisor.GetCurrentChild);
- * console.log(reply.ref?.path); // "/user/$0/child-1"
- * await system.terminate();
- * ```
- */
-export class CurrentChild {
-  /**
-   * Creates a `CurrentChild`.
-   *
-   * @param ref The child, or `undefined`.
-   */
-  constructor(readonly ref: ActorRef<unknown> | undefined) {}
-}
-
-/**
- * The reply to `GetRestartCount`.
- *
- * @example Usage
- * ```ts
- * import { Actor, ActorSystem, BackoffSupervisor, Props, RestartCount } from "@understudy/core";
- *
- * class Worker extends Actor<string> {
- *   onReceive(): void {}
- * }
- * const system = ActorSystem.create("demo");
- * const supervisor = system.actorOf(
- *   BackoffSupervisor.props({ childProps: Props.create(() => new Worker()), minBackoff: 100, maxBackoff: 1_000 }),
- * );
- * const { count } = await supervisor.ask<RestartCount>(BackoffSupervisor.GetRestartCount);
- * console.log(count); // 0
- * await system.terminate();
- * ```
- */
-export class RestartCount {
-  /**
-   * Creates a `RestartCount`.
-   *
-   * @param count Respawns since the last reset.
-   */
-  constructor(readonly count: number) {}
-}
-
-// Timer messages, tagged with the child they belong to so a stale one is ignored.
-class Respawn {
-  constructor(readonly generation: number) {}
-}
-class GraceElapsed {
-  constructor(readonly child: ActorRef<unknown>) {}
-}
+/** The backoff wait is over: spawn the next child. */
+class Respawn {}
+/** The new child's grace window is over: deliver the stash. */
+class GraceElapsed {}
+/** `child` may have been up long enough for the restart count to reset. */
 class StabilityCheck {
-  constructor(readonly child: ActorRef<unknown>) {}
+  constructor(readonly child: ActorRef<never>) {}
 }
+
+/** The child's state: exactly one of these at a time (see the module doc). */
+type ChildState<T> =
+  | {
+    readonly kind: "down";
+    /** The pending respawn timer's message; `undefined` when none will come. */
+    readonly respawn: Respawn | undefined;
+    /** The child that died, if any: what it still sends goes up, not to the next one. */
+    readonly lastChild: ActorRef<T> | undefined;
+  }
+  | {
+    readonly kind: "grace";
+    readonly child: ActorRef<T>;
+    /** The grace timer's message. */
+    readonly grace: GraceElapsed;
+  }
+  | { readonly kind: "steady"; readonly child: ActorRef<T> }
+  | {
+    readonly kind: "dying";
+    readonly child: ActorRef<T>;
+    /** A crash (told by the decider) or a clean stop. */
+    readonly how: Termination;
+  };
 
 const GET_CURRENT_CHILD = /* @__PURE__ */ new GetCurrentChild();
 const GET_RESTART_COUNT = /* @__PURE__ */ new GetRestartCount();
 const RESET = /* @__PURE__ */ new ResetRestartCount();
 const RESPAWN_NOW = /* @__PURE__ */ new RespawnNow();
 
-/** Messages the supervisor handles itself, never forwarding them. */
-function isControl(message: unknown): boolean {
-  return typeof message === "object" && message !== null &&
-    (message instanceof Terminated || message instanceof GetCurrentChild ||
-      message instanceof GetRestartCount ||
-      message instanceof ResetRestartCount || message instanceof RespawnNow ||
-      message instanceof Respawn || message instanceof GraceElapsed ||
-      message instanceof StabilityCheck);
-}
-
-const NAME_PATTERN = /^[^/$\s][^/\s]*$/;
-
 /**
  * A clock reading that failed. Earlier than any start, so a child started
  * or checked at this time never counts as stable (see `BackoffDecision`).
  */
 const UNKNOWN_TIME = -Infinity;
-
-/** Options after defaults and validation. */
-interface Settings<T> {
-  readonly childProps: Props<T>;
-  readonly childName: string;
-  readonly forward: "stash" | "drop";
-  readonly triggerOn: TriggerOn;
-  readonly maxStashSize: number;
-  readonly drainGraceMs: number;
-  readonly forwardDuringGrace: boolean;
-  readonly clock: () => number;
-  readonly policy: BackoffPolicy;
-  /** A fresh decision per incarnation, asking `policy` (the supervisor's guarded wrapper) for delays. */
-  readonly decision: (policy: BackoffPolicy) => BackoffDecision;
-}
-
-function invalid(option: string, expected: string, value: unknown): never {
-  throw new (typeof value === "number" ? RangeError : TypeError)(
-    `Cannot create BackoffSupervisor: "${option}" must be ${expected} (got ${
-      describeValue(value)
-    })`,
-  );
-}
-
-function checkCount(option: string, value: unknown): number {
-  if (
-    typeof value !== "number" || !(value >= 0) ||
-    (value !== Infinity && !Number.isInteger(value))
-  ) {
-    invalid(option, "a whole number >= 0 or Infinity", value);
-  }
-  return value;
-}
-
-function settingsFrom<T>(options: BackoffOptions<T>): Settings<T> {
-  if (typeof options !== "object" || options === null) {
-    invalid("options", "an object", options);
-  }
-  const {
-    childProps,
-    childName = "child",
-    minBackoff,
-    maxBackoff,
-    randomFactor = 0.2,
-    resetCounter = "after-min-stable",
-    forward = "stash",
-    triggerOn = "any",
-    maxStashSize = 1000,
-    forwardDuringGrace = true,
-    maxRestarts = Infinity,
-    clock = now,
-  } = options;
-  if (!(childProps instanceof Props)) {
-    invalid(
-      "childProps",
-      "Props, as made by Props.create(() => new MyActor())",
-      childProps,
-    );
-  }
-  if (typeof childName !== "string" || !NAME_PATTERN.test(childName)) {
-    invalid(
-      "childName",
-      'a non-empty name without "/" or whitespace, not starting with "$"',
-      childName,
-    );
-  }
-  // Checked under the names the caller used (the policy calls them minMs and
-  // maxMs), also when a custom policy is given: minBackoff still drives the
-  // grace window and the stability reset.
-  if (
-    typeof minBackoff !== "number" ||
-    !(minBackoff >= 0 && minBackoff <= MAX_TIMER_DELAY_MS)
-  ) {
-    invalid(
-      "minBackoff",
-      `a number of milliseconds from 0 to ${MAX_TIMER_DELAY_MS}`,
-      minBackoff,
-    );
-  }
-  if (
-    typeof maxBackoff !== "number" ||
-    !(maxBackoff >= minBackoff && maxBackoff <= MAX_TIMER_DELAY_MS)
-  ) {
-    invalid(
-      "maxBackoff",
-      `a number of milliseconds from minBackoff (${minBackoff}) to ${MAX_TIMER_DELAY_MS}`,
-      maxBackoff,
-    );
-  }
-  if (
-    typeof randomFactor !== "number" ||
-    !(randomFactor >= 0 && randomFactor <= 1)
-  ) {
-    invalid("randomFactor", "a number from 0 to 1", randomFactor);
-  }
-  // Only `undefined` means "the default", as for every other option: a
-  // `null` policy or grace is a mistake to report, not a default to apply.
-  const policy = options.policy === undefined
-    ? exponentialBackoff({ minMs: minBackoff, maxMs: maxBackoff, randomFactor })
-    : options.policy;
-  if (
-    typeof policy !== "object" || policy === null ||
-    typeof policy.delayFor !== "function"
-  ) {
-    invalid("policy", "an object with a delayFor(restartCount) method", policy);
-  }
-  if (
-    typeof resetCounter === "object" && resetCounter !== null &&
-    resetCounter.kind === "after-time"
-  ) {
-    // The stability check is a timer of `ms`: one over 2^31 - 1 would fire at once.
-    const { ms } = resetCounter;
-    if (typeof ms !== "number" || !(ms >= 0 && ms <= MAX_TIMER_DELAY_MS)) {
-      invalid(
-        "resetCounter.ms",
-        `a finite number of milliseconds from 0 to ${MAX_TIMER_DELAY_MS}`,
-        ms,
-      );
-    }
-  } else if (
-    resetCounter !== "after-min-stable" && resetCounter !== "never" &&
-    resetCounter !== "manual"
-  ) {
-    invalid(
-      "resetCounter",
-      '"after-min-stable", "never", "manual" or { kind: "after-time", ms }',
-      resetCounter,
-    );
-  }
-  if (forward !== "stash" && forward !== "drop") {
-    invalid("forward", '"stash" or "drop"', forward);
-  }
-  if (triggerOn !== "any" && triggerOn !== "failure" && triggerOn !== "stop") {
-    invalid("triggerOn", '"any", "failure" or "stop"', triggerOn);
-  }
-  checkCount("maxStashSize", maxStashSize);
-  checkCount("maxRestarts", maxRestarts);
-  const drainGraceMs = options.drainGraceMs === undefined
-    ? Math.min(50, minBackoff)
-    : options.drainGraceMs;
-  // The grace window is a timer: a delay over 2^31 - 1 would fire at once.
-  if (
-    typeof drainGraceMs !== "number" ||
-    !(drainGraceMs >= 0 && drainGraceMs <= MAX_TIMER_DELAY_MS)
-  ) {
-    invalid(
-      "drainGraceMs",
-      `a finite number of milliseconds from 0 to ${MAX_TIMER_DELAY_MS}`,
-      drainGraceMs,
-    );
-  }
-  if (typeof forwardDuringGrace !== "boolean") {
-    invalid("forwardDuringGrace", "true or false", forwardDuringGrace);
-  }
-  if (typeof clock !== "function") {
-    invalid("clock", "a function returning milliseconds", clock);
-  }
-  return {
-    childProps,
-    childName,
-    forward,
-    triggerOn,
-    maxStashSize,
-    drainGraceMs,
-    forwardDuringGrace,
-    clock,
-    policy,
-    decision: (policy) =>
-      new BackoffDecision({
-        policy,
-        minBackoff,
-        maxBackoff,
-        resetCounter,
-        triggerOn,
-        maxRestarts,
-      }),
-  };
-}
 
 /**
  * Supervises one child with exponential backoff: when the child terminates
@@ -618,17 +137,17 @@ function settingsFrom<T>(options: BackoffOptions<T>): Settings<T> {
  *
  * Messages sent to the supervisor are forwarded to the child with their
  * original sender. While no child runs they are stashed (bounded) and
- * delivered in arrival order once a new child has lived `drainGraceMs`, so
- * an `ask` made while the child was down still gets its answer. Messages the
- * crashed child had not processed yet are kept too. Anything that is not
- * delivered goes to dead letters, with a reason.
+ * delivered in arrival order once a new child was spawned `drainGraceMs`
+ * ago, so an `ask` made while the child was down still gets its answer.
+ * Messages the crashed child had not processed yet are kept too. Anything
+ * that is not delivered goes to dead letters, with a reason.
  *
  * A message the child sends to its parent with itself as the sender
  * (`this.context.parent.tell(message, this.self)`) is not sent back to it:
  * as in Akka, the supervisor passes it on to its own parent, with itself as
  * the sender (so a reply comes back through the supervisor to the current
- * child). The protocol messages (`Reset`, `GetRestartCount`, …) are handled
- * by the supervisor whoever sends them.
+ * child). The protocol messages ({@linkcode BackoffProtocol}: `Reset`,
+ * `GetRestartCount`, …) are handled by the supervisor whoever sends them.
  *
  * @example Usage
  * ```ts
@@ -656,6 +175,8 @@ function settingsFrom<T>(options: BackoffOptions<T>): Settings<T> {
  * supervisor.tell({ kind: "do-it" }); // stashed until a child starts
  * await system.terminate();
  * ```
+ *
+ * @typeParam T The messages the child accepts.
  */
 export class BackoffSupervisor<T> extends Actor<unknown> {
   // Getters over module constants, not static fields: a static field's
@@ -681,7 +202,8 @@ export class BackoffSupervisor<T> extends Actor<unknown> {
 
   /**
    * Props for a BackoffSupervisor of `options.childProps`. Options are
-   * checked here, so a bad one throws at this call.
+   * checked here, so a bad one throws at this call. The supervisor's ref
+   * accepts the child's messages and the {@linkcode BackoffProtocol}.
    *
    * @example Usage
    * ```ts
@@ -702,6 +224,7 @@ export class BackoffSupervisor<T> extends Actor<unknown> {
    *   "connection-supervisor",
    * );
    * connection.tell("hello"); // forwarded to /user/connection-supervisor/connection-1
+   * connection.tell(BackoffSupervisor.Reset); // handled by the supervisor
    * await system.terminate();
    * ```
    *
@@ -709,81 +232,54 @@ export class BackoffSupervisor<T> extends Actor<unknown> {
    * @param options Child, delays and policies.
    * @returns Props for the supervisor.
    */
-  static props<T>(options: BackoffOptions<T>): Props<unknown> {
-    const settings = settingsFrom(options);
-    return Props.create(() => new BackoffSupervisor(settings));
+  static props<T>(options: BackoffOptions<T>): Props<T | BackoffProtocol> {
+    const settings = backoffSettings(options);
+    return Props.create(() => new BackoffSupervisor(settings)) as Props<
+      T | BackoffProtocol
+    >;
   }
 
-  readonly #settings: Settings<T>;
+  readonly #settings: BackoffSettings<T>;
   readonly #decision: BackoffDecision;
   /** Messages waiting for a child, oldest first. */
-  readonly #stash = new Mailbox();
-  /** The child that receives forwarded messages; `undefined` while it is down. */
-  #child: ActorRef<T> | undefined = undefined;
-  /** The newest child, alive or dying; Terminated for any other is stale. */
-  #lastChild: ActorRef<T> | undefined = undefined;
-  #failedChild: ActorRef<T> | undefined = undefined;
-  /** Children spawned by this incarnation; also the respawn timer's tag. */
-  #generation = 0;
-  /**
-   * The current child is up, past its grace window, and the stash was
-   * delivered to it: forward directly. False whenever the child is down.
-   */
-  #graceOver = false;
+  readonly #stash = new Stash();
+  #state: ChildState<T> = {
+    kind: "down",
+    respawn: undefined,
+    lastChild: undefined,
+  };
+  /** Children spawned by this incarnation, for their names. */
+  #spawned = 0;
 
   /** A crash stops the child (or escalates, with `triggerOn: "stop"`); the backoff does the rest. */
   override readonly supervisorStrategy: OneForOneStrategy;
 
-  private constructor(settings: Settings<T>) {
+  /**
+   * The runtime's port ({@linkcode UndeliveredTaker}): takes over a
+   * stopping child's unprocessed messages. Internal.
+   *
+   * @ignore
+   */
+  declare readonly [takeOverUndelivered]: UndeliveredTaker[
+    typeof takeOverUndelivered
+  ];
+
+  private constructor(settings: BackoffSettings<T>) {
     super();
     this.#settings = settings;
     this.#decision = settings.decision({
       delayFor: (restartCount) => this.#delayFor(restartCount),
     });
-    this.supervisorStrategy = new OneForOneStrategy((error) => {
-      const child = this.#child ?? this.#lastChild!;
-      if (settings.triggerOn === "stop") {
-        // The parent decides for this supervisor and its child together. The
-        // child is not marked down: if the parent resumes, it goes on as
-        // before (and this supervisor with it); if it restarts or stops this
-        // supervisor, the child is stopped anyway.
-        this.#publish(
-          new BackoffChildFailed(this.#me, child as ActorRef<never>, error),
-        );
-        return Directive.Escalate;
-      }
-      // Mark the child down the moment its failure is known, so nothing is
-      // forwarded to a dying child.
-      this.#failedChild = child;
-      this.#childDown();
-      this.#publish(
-        new BackoffChildFailed(this.#me, child as ActorRef<never>, error),
-      );
-      this.log.warn(
-        `child ${child.path} failed: ${
-          error instanceof Error ? error.message : String(error)
-        }`,
-      );
-      return Directive.Stop;
-    }, { loggingEnabled: false });
-    // The runtime's one internal hook (see actor_cell.ts), kept off the public type.
-    const hooks: ChildLifecycleHooks = {
-      childStarted: (child) => this.#childStarted(child),
-      childStopping: (child, undelivered) =>
-        this.#childStopping(child, undelivered),
-      // Only the steady state takes the shortcut; anything else (a child
-      // down, in its grace window, a stash to drain, a protocol message, a
-      // message from the child itself, which goes to this actor's parent)
-      // goes through onReceive. The sender is needed to tell the child's own
-      // messages apart: a runtime that does not pass it gets no shortcut
-      // (every message takes its turn here, which is correct, only slower).
-      forwardTarget: (message: unknown, ...sender: unknown[]) =>
-        this.#graceOver && sender.length > 0 && sender[0] !== this.#child &&
-          !isControl(message)
-          ? this.#child
-          : undefined,
-    };
-    Object.defineProperty(this, childLifecycle, { value: hooks });
+    this.supervisorStrategy = new OneForOneStrategy(
+      (error) => this.#childFailed(error),
+      { loggingEnabled: false },
+    );
+    // An own property set here, not a method under a computed key: a class
+    // member keyed by a symbol of ours counts as a side effect to bundlers
+    // (esbuild keeps such a class), so every program importing the package
+    // would carry the supervisor.
+    this[takeOverUndelivered] = (child, undelivered) =>
+      this.#takeOver(child, undelivered);
   }
 
   get #me(): ActorRef<never> {
@@ -817,18 +313,26 @@ export class BackoffSupervisor<T> extends Actor<unknown> {
   }
 
   /**
-   * Handles the protocol and the child's lifecycle; forwards every other
+   * Handles the protocol, its timers and its child's `Terminated`; passes
+   * what the child sends it on to its own parent; forwards every other
    * message to the child (or stashes or drops it while there is none).
    *
    * @param message The message.
    */
   onReceive(message: unknown): void {
-    if (isControl(message)) {
+    if (typeof message === "object" && message !== null) {
       if (message instanceof Terminated) {
         return this.#childTerminated(message.ref);
       }
       if (message instanceof GetCurrentChild) {
-        return this.sender?.tell(new CurrentChild(this.#child));
+        const state = this.#state;
+        return this.sender?.tell(
+          new CurrentChild(
+            state.kind === "grace" || state.kind === "steady"
+              ? state.child
+              : undefined,
+          ),
+        );
       }
       if (message instanceof GetRestartCount) {
         return this.sender?.tell(new RestartCount(this.#decision.restartCount));
@@ -840,23 +344,30 @@ export class BackoffSupervisor<T> extends Actor<unknown> {
         return;
       }
       if (message instanceof RespawnNow) {
-        if (this.context.timers.isTimerActive("respawn")) {
+        const state = this.#state;
+        if (state.kind === "down" && state.respawn !== undefined) {
           this.context.timers.cancel("respawn");
           this.#spawn();
         }
         return;
       }
       if (message instanceof Respawn) {
-        if (message.generation === this.#generation) this.#spawn();
+        const state = this.#state;
+        if (state.kind === "down" && state.respawn === message) this.#spawn();
         return;
       }
       if (message instanceof GraceElapsed) {
-        if (message.child === this.#child) this.#drainStash();
+        const state = this.#state;
+        if (state.kind === "grace" && state.grace === message) {
+          this.#graceOver(state.child);
+        }
         return;
       }
       if (message instanceof StabilityCheck) {
+        const state = this.#state;
         if (
-          message.child === this.#child &&
+          (state.kind === "grace" || state.kind === "steady") &&
+          state.child === message.child &&
           this.#decision.resetIfStable(this.#now())
         ) {
           this.#publish(new BackoffCounterReset(this.#me));
@@ -865,51 +376,38 @@ export class BackoffSupervisor<T> extends Actor<unknown> {
       }
     }
     const sender = this.sender as ActorRef<never> | undefined;
+    const state = this.#state;
     // What the child sends its parent is meant for the parent's parent, as
     // in Akka: passed on with this supervisor as the sender (the parent's
     // reply then comes back through here to whichever child is current, and
     // a BackoffSupervisor nested in another passes it on upward instead of
     // back down).
-    if (sender !== undefined && sender === (this.#lastChild as unknown)) {
+    if (
+      sender !== undefined &&
+      sender === (state.kind === "down" ? state.lastChild : state.child)
+    ) {
       this.context.parent.tell(message, this.#me);
       return;
     }
     this.#forward(message, sender);
   }
 
-  // ───────────── the runtime's childLifecycle hook ─────────────
-
-  #childStarted(child: ActorRef<never>): void {
-    if (child !== (this.#child as unknown)) return;
-    const { drainGraceMs } = this.#settings;
-    this.#decision.childStarted(this.#now());
-    this.#publish(
-      new BackoffChildStarted(this.#me, child, this.#decision.restartCount),
-    );
-    const stableAfterMs = this.#decision.stableAfterMs;
-    if (Number.isFinite(stableAfterMs) && this.#decision.restartCount > 0) {
-      this.context.timers.startSingleTimer(
-        "stability",
-        new StabilityCheck(child),
-        stableAfterMs,
-      );
+  /**
+   * The runtime's one port for patterns: `child` began to stop, and
+   * `undelivered` are the messages it will never process, oldest first.
+   * They were sent before anything now in the stash (which only fills while
+   * the child is down, in its grace window, or dying), so they go in front
+   * of it. Internal.
+   */
+  #takeOver(child: ActorRef<never>, undelivered: Envelope[]): void {
+    const state = this.#state;
+    // A clean stop is first known here; a crash was known to the decider.
+    if (
+      (state.kind === "grace" || state.kind === "steady") &&
+      state.child === child
+    ) {
+      this.#state = { kind: "dying", child: state.child, how: "stop" };
     }
-    if (drainGraceMs === 0) {
-      this.#drainStash();
-    } else {
-      this.context.timers.startSingleTimer(
-        "grace",
-        new GraceElapsed(child),
-        drainGraceMs,
-      );
-    }
-  }
-
-  #childStopping(child: ActorRef<never>, undelivered: Envelope[]): void {
-    if (child === (this.#child as unknown)) this.#childDown();
-    // Messages the child never processed were sent before anything now in
-    // the stash (which only fills while the child is down or in its grace),
-    // so they go in front.
     if (undelivered.length === 0) return;
     if (this.#settings.forward === "drop") {
       for (const { message, sender } of undelivered) {
@@ -917,100 +415,93 @@ export class BackoffSupervisor<T> extends Actor<unknown> {
       }
       return;
     }
-    const earlier = new Mailbox();
-    for (const { message, sender } of undelivered) {
-      earlier.push(message, sender);
-    }
-    this.#stash.prependAll(earlier);
-    this.#trimStash();
+    this.#stash.prepend(undelivered);
+    this.#stash.trimTo(
+      this.#settings.maxStashSize,
+      (message, sender) =>
+        this.#undeliverable(message, sender, this.#stashFullReason()),
+    );
   }
 
-  // ───────────── plumbing ─────────────
+  // ───────────── the transitions, one place each ─────────────
 
+  /** down → grace (or steady, with no grace window): a fresh child, its up-time counting from now. */
   #spawn(): void {
-    this.#generation++;
-    this.#graceOver = false;
-    this.#failedChild = undefined;
+    const { childProps, childName, drainGraceMs } = this.#settings;
     const child = this.context.actorOf(
-      this.#settings.childProps,
-      `${this.#settings.childName}-${this.#generation}`,
+      childProps,
+      `${childName}-${++this.#spawned}`,
     );
     this.context.watch(child);
-    this.#child = child;
-    this.#lastChild = child;
-  }
-
-  /** From now on messages wait in the stash (or are dropped). */
-  #childDown(): void {
-    this.#child = undefined;
-    this.#graceOver = false;
-  }
-
-  #forward(message: unknown, sender: ActorRef<never> | undefined): void {
-    const child = this.#child;
-    const { forward, forwardDuringGrace } = this.#settings;
-    if (
-      child !== undefined && this.#stash.size === 0 &&
-      (this.#graceOver || forwardDuringGrace)
-    ) {
-      child.tell(message as T, sender);
-    } else if (child === undefined && forward === "drop") {
-      this.#undeliverable(message, sender, "no child running (forward: drop)");
-    } else if (this.#stash.size >= this.#settings.maxStashSize) {
-      // The newest message is the one over the limit: no need to touch the stash.
-      this.#undeliverable(message, sender, this.#stashFullReason());
-    } else {
-      this.#stash.push(message, sender);
-    }
-  }
-
-  /** Keeps the stash within maxStashSize; the newest messages over the limit go to dead letters. */
-  #trimStash(): void {
-    const { maxStashSize } = this.#settings;
-    if (this.#stash.size <= maxStashSize) return;
-    const all = this.#stash.drain();
-    for (let i = 0; i < all.length; i += 2) {
-      if (i / 2 < maxStashSize) {
-        this.#stash.push(all[i], all[i + 1]);
-      } else {
-        this.#undeliverable(all[i], all[i + 1], this.#stashFullReason());
-      }
-    }
-  }
-
-  #stashFullReason(): string {
-    return `stash full (maxStashSize ${this.#settings.maxStashSize})`;
-  }
-
-  #drainStash(): void {
-    const child = this.#child;
-    if (child === undefined) return;
-    this.#graceOver = true;
-    while (this.#stash.size > 0) {
-      const message = this.#stash.shift();
-      child.tell(
-        message as T,
-        this.#stash.shiftedSender as ActorRef<never> | undefined,
+    const decision = this.#decision;
+    decision.childStarted(this.#now());
+    this.#publish(
+      new BackoffChildStarted(this.#me, child, decision.restartCount),
+    );
+    const stableAfterMs = decision.stableAfterMs;
+    if (Number.isFinite(stableAfterMs) && decision.restartCount > 0) {
+      this.context.timers.startSingleTimer(
+        "stability",
+        new StabilityCheck(child),
+        stableAfterMs,
       );
     }
+    // A child still in preStart keeps what it is sent in its mailbox, so
+    // the stash need not wait for its start, only for the grace window.
+    if (drainGraceMs === 0) {
+      this.#graceOver(child);
+    } else {
+      const grace = new GraceElapsed();
+      this.#state = { kind: "grace", child, grace };
+      this.context.timers.startSingleTimer("grace", grace, drainGraceMs);
+    }
   }
 
+  /** grace → steady: the stash goes to the child, in order, before anything newer. */
+  #graceOver(child: ActorRef<T>): void {
+    this.#state = { kind: "steady", child };
+    this.#stash.drain((message, sender) => child.tell(message as T, sender));
+  }
+
+  /**
+   * grace or steady → dying, told by the decider of the stopping strategy
+   * the moment the child fails (synchronously, in the child's turn), so
+   * that nothing is forwarded to a dying child.
+   */
+  #childFailed(error: unknown): Directive {
+    const state = this.#state;
+    if (state.kind === "down") return "stop"; // not this supervisor's child
+    const child = state.child;
+    this.#publish(new BackoffChildFailed(this.#me, child, error));
+    if (this.#settings.triggerOn === "stop") {
+      // The parent decides for this supervisor and its child together. The
+      // child is not marked dying: if the parent resumes, it goes on as
+      // before (and this supervisor with it); if it restarts or stops this
+      // supervisor, the child is stopped anyway.
+      return "escalate";
+    }
+    this.#state = { kind: "dying", child, how: "failure" };
+    this.log.warn(`child ${child.path} failed: ${describeError(error)}`);
+    return "stop";
+  }
+
+  /** dying (or grace or steady) → down: respawn after a delay, at once, or give up. */
   #childTerminated(ref: ActorRef<never>): void {
-    if (ref !== (this.#lastChild as unknown)) return; // an earlier child's, or a stranger's
-    this.#childDown();
+    const state = this.#state;
+    // An earlier child's, or a stranger's.
+    if (state.kind === "down" || state.child !== ref) return;
+    const how = state.kind === "dying" ? state.how : "stop";
     this.context.timers.cancel("grace");
     this.context.timers.cancel("stability");
-    const how: Termination = ref === (this.#failedChild as unknown)
-      ? "failure"
-      : "stop";
     const now = this.#now();
     // A child that was stable but died before its stability check ran still resets the count.
     if (this.#decision.resetIfStable(now)) {
       this.#publish(new BackoffCounterReset(this.#me));
     }
     const verdict = this.#decision.childTerminated(how, now);
+    this.#state = { kind: "down", respawn: undefined, lastChild: ref };
     switch (verdict.action) {
-      case "respawn":
+      case "respawn": {
         if (verdict.policyFailure !== undefined) {
           this.log.error(
             `policy.delayFor(${verdict.restartCount}) threw; waiting maxBackoff instead`,
@@ -1021,15 +512,16 @@ export class BackoffSupervisor<T> extends Actor<unknown> {
           new BackoffScheduled(this.#me, verdict.restartCount, verdict.delayMs),
         );
         // No backoff: respawn now, not after a setTimeout(0) (1 ms or more).
-        if (verdict.delayMs === 0) this.#spawn();
-        else {
-          this.context.timers.startSingleTimer(
-            "respawn",
-            new Respawn(this.#generation),
-            verdict.delayMs,
-          );
-        }
+        if (verdict.delayMs === 0) return this.#spawn();
+        const respawn = new Respawn();
+        this.#state = { kind: "down", respawn, lastChild: ref };
+        this.context.timers.startSingleTimer(
+          "respawn",
+          respawn,
+          verdict.delayMs,
+        );
         return;
+      }
       case "give-up":
         this.log.warn(`giving up after ${verdict.restartCount} restarts`);
         this.#publish(new BackoffGaveUp(this.#me, verdict.restartCount));
@@ -1041,11 +533,42 @@ export class BackoffSupervisor<T> extends Actor<unknown> {
     }
   }
 
-  #releaseStash(reason: string): void {
-    const left = this.#stash.drain();
-    for (let i = 0; i < left.length; i += 2) {
-      this.#undeliverable(left[i], left[i + 1], reason);
+  // ───────────── plumbing ─────────────
+
+  #forward(message: unknown, sender: ActorRef<never> | undefined): void {
+    const state = this.#state;
+    const stash = this.#stash;
+    const { forward, forwardDuringGrace, maxStashSize } = this.#settings;
+    if (state.kind === "steady") {
+      state.child.tell(message as T, sender);
+      return;
     }
+    if (state.kind === "grace") {
+      // With a non-empty stash, newer messages queue behind it: order holds.
+      if (forwardDuringGrace && stash.size === 0) {
+        state.child.tell(message as T, sender);
+        return;
+      }
+    } else if (forward === "drop") {
+      this.#undeliverable(message, sender, "no child running (forward: drop)");
+      return;
+    }
+    if (stash.size >= maxStashSize) {
+      // The newest message is the one over the limit: no need to touch the stash.
+      this.#undeliverable(message, sender, this.#stashFullReason());
+    } else {
+      stash.push(message, sender);
+    }
+  }
+
+  #stashFullReason(): string {
+    return `stash full (maxStashSize ${this.#settings.maxStashSize})`;
+  }
+
+  #releaseStash(reason: string): void {
+    this.#stash.drain((message, sender) =>
+      this.#undeliverable(message, sender, reason)
+    );
   }
 
   /**
@@ -1091,14 +614,13 @@ export class BackoffSupervisor<T> extends Actor<unknown> {
     return NaN;
   }
 
-  #undeliverable(message: unknown, sender: unknown, reason: string): void {
+  #undeliverable(
+    message: unknown,
+    sender: ActorRef<never> | undefined,
+    reason: string,
+  ): void {
     this.#publish(new BackoffMessageDropped(this.#me, message, reason));
-    this.context.system.publishDeadLetter(
-      message,
-      sender as ActorRef<never> | undefined,
-      this.#me,
-      reason,
-    );
+    this.context.system.publishDeadLetter(message, sender, this.#me, reason);
   }
 
   #publish(event: BackoffEvent): void {

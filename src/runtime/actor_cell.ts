@@ -99,9 +99,8 @@ const BUSY = 2; // an async preStart or onReceive is in flight
 const STOP_REQUESTED = 4; // stop once the message in flight is done
 const RESTART_PENDING = 8; // restart once the children being stopped are gone
 const AWAITING_PARENT = 16; // suspended after escalating; follows the parent's fate
-const FORWARDS = 32; // the actor's hooks may pass messages straight to a child
-const HANDED = 64; // a message waits in handedMessage/handedSender, ahead of the mailbox
-const POST_STOP_CALLED = 128; // postStop has run or is running: never call it twice
+const HANDED = 32; // a message waits in handedMessage/handedSender, ahead of the mailbox
+const POST_STOP_CALLED = 64; // postStop has run or is running: never call it twice
 
 /**
  * Marks a failure that happened outside any message (in start or restart);
@@ -148,8 +147,10 @@ function whenSettled(
 interface InFlight {
   readonly message: unknown;
   readonly sender: unknown;
-  /** A stop gave up on it (and dead-lettered its message). */
+  /** The cell gave up on it (and dead-lettered its message). */
   abandoned: boolean;
+  /** Left behind by a restart: abandons it after the shutdown timeout. */
+  timer: unknown;
 }
 
 /** What the timer of a typed backoff's pending restart carries. */
@@ -163,33 +164,8 @@ type StopWait = ActorStopTimedOut["waitingFor"];
 
 export type { Envelope };
 
-/**
- * Legacy hooks of the BackoffSupervisor, to be replaced by
- * {@linkcode takeOverUndelivered} alone. An actor whose instance has a
- * {@linkcode childLifecycle} property is told when a child finishes
- * starting and when it begins to stop, and may pass messages straight to a
- * child.
- */
-export const childLifecycle: unique symbol = Symbol(
-  "understudy.childLifecycle",
-);
-
-/** See {@linkcode childLifecycle}. */
-export interface ChildLifecycleHooks {
-  /** `child` finished starting (its `preStart` completed). */
-  childStarted(child: ActorRef<never>): void;
-  /** `child` is stopping; `undelivered` are its unprocessed messages, oldest first. */
-  childStopping(child: ActorRef<never>, undelivered: Envelope[]): void;
-  /** May name a child to receive `message` directly, skipping this actor's mailbox. */
-  forwardTarget?(message: unknown): ActorRef<unknown> | undefined;
-}
-
 /** Per-cell state most actors never need, allocated on first use to keep idle actors small. */
 class CellExtras {
-  /** The actor's {@linkcode ChildLifecycleHooks.forwardTarget}, cached at start. */
-  forwardTarget:
-    | ((message: unknown) => ActorRef<unknown> | undefined)
-    | undefined = undefined;
   deathWatch: DeathWatch | undefined = undefined;
   /** The handler installed by `become`; `undefined` means `onReceive`. */
   behavior: Behavior<never> | undefined = undefined;
@@ -210,6 +186,8 @@ class CellExtras {
   restartReason: unknown = NO_MESSAGE;
   /** The async hook or handler the cell waits for (with the BUSY flag). */
   inFlight: InFlight | undefined = undefined;
+  /** Async handlers of replaced instances, not settled yet: each still owes its message an outcome. */
+  leftBehind: Set<InFlight> | undefined = undefined;
   /** Bounds a stop's wait for the handler in flight or for `postStop`. */
   stopTimer: unknown = undefined;
 }
@@ -304,43 +282,14 @@ export class ActorCell<T> extends ActorRef<T>
 
   // ───────────────────────── Delivery ─────────────────────────
 
-  /**
-   * Puts a message in the mailbox and makes sure the cell will run. A
-   * forwarder in its steady state names the cell that gets the message
-   * instead; such links are followed in a loop, not by recursion, and the
-   * message is delivered once.
-   */
+  /** Puts a message in the mailbox (or hands it over) and makes sure the cell will run. */
   enqueue(message: unknown, sender: unknown): void {
-    let target = this.#forwardTarget(message);
-    if (target === undefined) {
-      this.#deliver(message, sender);
-      return;
-    }
-    for (
-      let next = target.#forwardTarget(message);
-      next !== undefined;
-      next = next.#forwardTarget(message)
-    ) {
-      target = next;
-    }
-    target.#deliver(message, sender);
+    this.#deliver(message, sender);
   }
 
   /** Queues a runtime notice (a timer's tick, a Terminated): never handed, never a dead letter. */
   enqueueNotice(notice: Notice): void {
     this.#queue(notice, undefined);
-  }
-
-  /** The child a forwarding actor names for `message`, when it is idle (nothing earlier queued). */
-  #forwardTarget(message: unknown): ActorCell<unknown> | undefined {
-    // One test covers the common case: not a forwarder (or busy, or queued).
-    if ((this.flags & (FORWARDS | BUSY | SCHEDULED)) !== FORWARDS) {
-      return undefined;
-    }
-    if (this.status !== RUNNING || message instanceof Notice) return undefined;
-    return this.extras!.forwardTarget!(message) as
-      | ActorCell<unknown>
-      | undefined;
   }
 
   /**
@@ -769,14 +718,22 @@ export class ActorCell<T> extends ActorRef<T>
     next: () => void,
   ): void {
     const extras = this.ensureExtras();
-    const inFlight: InFlight = { message, sender, abandoned: false };
+    const inFlight: InFlight = {
+      message,
+      sender,
+      abandoned: false,
+      timer: undefined,
+    };
     extras.inFlight = inFlight;
     this.flags |= BUSY;
     if ((this.flags & STOP_REQUESTED) !== 0) this.#armStopTimer();
     whenSettled(
       result,
       () => {
-        if (extras.inFlight !== inFlight) return;
+        if (extras.inFlight !== inFlight) {
+          this.#leftBehindSettled(inFlight);
+          return;
+        }
         extras.inFlight = undefined;
         this.flags &= ~BUSY;
         this.currentMessage = NO_MESSAGE;
@@ -789,10 +746,50 @@ export class ActorCell<T> extends ActorRef<T>
           this.flags &= ~BUSY;
           this.#failTurn(error, message, sender);
         } else if (!inFlight.abandoned) {
+          this.#leftBehindSettled(inFlight);
           this.#staleFailure(error, message, sender);
         }
       },
     );
+  }
+
+  /**
+   * A restart replaces an instance whose async handler is in flight. The
+   * handler may still settle (a rejection is then a dead letter); after the
+   * shutdown timeout, or when the actor stops, it is abandoned and its
+   * message becomes a dead letter, so every message gets one outcome.
+   */
+  #leaveBehind(inFlight: InFlight): void {
+    if (inFlight.message === NO_MESSAGE) return; // a start hook owes nothing
+    const extras = this.ensureExtras();
+    const leftBehind = extras.leftBehind ??= new Set();
+    leftBehind.add(inFlight);
+    const timeoutMs = this.#shutdownTimeoutMs();
+    inFlight.timer = globalThis.setTimeout(() => {
+      inFlight.timer = undefined;
+      this.#abandonLeftBehind(
+        inFlight,
+        `abandoned: a restart replaced its handler, which did not settle within the ${timeoutMs} ms shutdown timeout`,
+      );
+    }, timeoutMs);
+  }
+
+  #leftBehindSettled(inFlight: InFlight): void {
+    if (this.extras?.leftBehind?.delete(inFlight)) {
+      globalThis.clearTimeout(inFlight.timer as number);
+      inFlight.timer = undefined;
+    }
+  }
+
+  #abandonLeftBehind(inFlight: InFlight, reason: string): void {
+    this.#leftBehindSettled(inFlight);
+    if (inFlight.abandoned) return;
+    inFlight.abandoned = true;
+    this.core.deadLetter(inFlight.message, inFlight.sender, this, reason);
+  }
+
+  #shutdownTimeoutMs(): number {
+    return this.props.shutdownTimeoutMs ?? this.core.shutdownTimeoutMs;
   }
 
   /** An async handler of a replaced instance rejected: its message is still owed an outcome. */
@@ -858,13 +855,6 @@ export class ActorCell<T> extends ActorRef<T>
       return;
     }
     this.actor = actor;
-    const forwardTarget = this.#ownHooks()?.forwardTarget;
-    if (forwardTarget !== undefined) {
-      this.ensureExtras().forwardTarget = forwardTarget;
-      this.flags |= FORWARDS;
-    } else {
-      this.flags &= ~FORWARDS;
-    }
     let result: unknown;
     try {
       result = restartReason === NO_MESSAGE
@@ -902,21 +892,7 @@ export class ActorCell<T> extends ActorRef<T>
           ),
       );
     }
-    this.#parentHooks()?.childStarted(this as unknown as ActorRef<never>);
     this.#scheduleIfRunnable();
-  }
-
-  #parentHooks(): ChildLifecycleHooks | undefined {
-    return this.parentCell === undefined
-      ? undefined
-      : this.parentCell.#ownHooks();
-  }
-
-  #ownHooks(): ChildLifecycleHooks | undefined {
-    return (this.actor as
-      | (Actor<T> & { [childLifecycle]?: ChildLifecycleHooks })
-      | undefined)
-      ?.[childLifecycle];
   }
 
   /**
@@ -934,6 +910,7 @@ export class ActorCell<T> extends ActorRef<T>
     this.flags &= ~(BUSY | AWAITING_PARENT);
     const extras = this.extras;
     if (extras !== undefined) {
+      if (extras.inFlight !== undefined) this.#leaveBehind(extras.inFlight);
       extras.inFlight = undefined;
       extras.restartCapacity = -1;
       extras.timers?.cancelAll();
@@ -1139,8 +1116,7 @@ export class ActorCell<T> extends ActorRef<T>
   #armStopTimer(): void {
     const extras = this.ensureExtras();
     if (extras.stopTimer !== undefined) return;
-    const timeoutMs = this.props.shutdownTimeoutMs ??
-      this.core.shutdownTimeoutMs;
+    const timeoutMs = this.#shutdownTimeoutMs();
     extras.stopTimer = globalThis.setTimeout(() => {
       extras.stopTimer = undefined;
       this.#stopTimedOut(timeoutMs);
@@ -1281,11 +1257,6 @@ export class ActorCell<T> extends ActorRef<T>
       takeOver.call(parent, self, undelivered);
       return;
     }
-    const hooks = this.#parentHooks();
-    if (hooks !== undefined) {
-      hooks.childStopping(self, undelivered);
-      return;
-    }
     for (const { message, sender } of undelivered) {
       this.core.deadLetter(message, sender, this, "recipient stopped");
     }
@@ -1325,6 +1296,15 @@ export class ActorCell<T> extends ActorRef<T>
     if (this.status === STOPPED) return; // a postStop that settled after its timeout
     this.status = STOPPED;
     this.#clearStopTimer();
+    const leftBehind = this.extras?.leftBehind;
+    if (leftBehind !== undefined) {
+      for (const inFlight of leftBehind) {
+        this.#abandonLeftBehind(
+          inFlight,
+          "abandoned: the actor stopped while a replaced instance's handler was in flight",
+        );
+      }
+    }
     announceTermination(this as unknown as ActorCell<never>);
     const events = this.core.eventStream;
     if (events.hasSubscribers) {

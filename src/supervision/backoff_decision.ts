@@ -85,7 +85,7 @@ export class BackoffDecision {
   /** Respawns since the last reset; the policy's `restartCount` for the next delay. */
   restartCount = 0;
   readonly #options: BackoffDecisionOptions;
-  /** When the current child finished starting, or -1 while none is up. */
+  /** When the current child's up-time began, or -1 while none is up. */
   #startedAt = -1;
 
   constructor(options: BackoffDecisionOptions) {
@@ -100,7 +100,10 @@ export class BackoffDecision {
     return Infinity;
   }
 
-  /** A child finished starting at `nowMs`. */
+  /**
+   * A child's up-time begins at `nowMs`: for the BackoffSupervisor, its
+   * spawn (as in Akka); for `restartWithBackoff`, the end of its restart.
+   */
   childStarted(nowMs: number): void {
     this.#startedAt = nowMs;
   }

@@ -13,6 +13,7 @@ import {
   BackoffGaveUp,
   BackoffMessageDropped,
   type BackoffOptions,
+  type BackoffProtocol,
   BackoffScheduled,
   BackoffSupervisor,
   type CurrentChild,
@@ -179,7 +180,7 @@ describe("BackoffSupervisor restart count", () => {
     );
   });
 
-  it("resets after { kind: 'after-time', ms } alive, measured from the end of preStart", async () => {
+  it("resets after { kind: 'after-time', ms } alive, measured from the spawn", async () => {
     script.failStarts = 1;
     const supervisor = supervise({
       resetCounter: { kind: "after-time", ms: 5_000 },
@@ -605,7 +606,10 @@ describe("BackoffSupervisor lifecycle", () => {
           .some((cls) => e instanceof cls)
       )
       .map((e) => e.constructor.name);
+    // BackoffChildStarted is published at each spawn (up-time counts from
+    // there), also for child-1, whose preStart then fails.
     assert.deepEqual(names, [
+      "BackoffChildStarted",
       "BackoffChildFailed",
       "BackoffScheduled",
       "BackoffMessageDropped",
@@ -621,6 +625,143 @@ describe("BackoffSupervisor lifecycle", () => {
         d.message instanceof Job && d.message.id === 1
       ),
     );
+  });
+});
+
+describe("BackoffSupervisor up-time and grace count from the spawn", () => {
+  /** A child whose preStart takes 300 ms, then fails while the script says so. */
+  class SlowStart extends Actor<Job> {
+    override async preStart(): Promise<void> {
+      script.spawns.push({ at: Date.now(), path: this.self.path });
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      if (script.failStarts > 0) {
+        script.failStarts--;
+        throw new Error("upstream not ready");
+      }
+    }
+    onReceive(job: Job): void {
+      script.handled.push({ id: job.id, path: this.self.path, from: 0 });
+    }
+  }
+
+  function superviseSlow(
+    options: Partial<BackoffOptions<Job>>,
+  ): ActorRef<unknown> {
+    return system.actorOf(
+      BackoffSupervisor.props({
+        childProps: Props.create(() => new SlowStart()),
+        minBackoff: 200,
+        maxBackoff: 10_000,
+        randomFactor: 0,
+        ...options,
+      }),
+      "supervisor",
+    );
+  }
+
+  it("counts a slow preStart in the up-time: the count resets after-time ms from the spawn", async () => {
+    script.failStarts = 1;
+    const supervisor = superviseSlow({
+      resetCounter: { kind: "after-time", ms: 1_000 },
+    });
+    await clock.tickAsync(500); // child-1 failed at 300; child-2 spawned at 500
+    assert.deepEqual(script.spawns.map((s) => s.at), [0, 500]);
+    assert.deepEqual(
+      eventsOf(events, BackoffChildStarted).map((e) => e.child.path),
+      ["/user/supervisor/child-1", "/user/supervisor/child-2"],
+      "published at each spawn",
+    );
+    await clock.tickAsync(999);
+    assert.equal(await restartCount(supervisor), 1, "not yet: up 999 ms");
+    await clock.tickAsync(1);
+    assert.equal(
+      await restartCount(supervisor),
+      0,
+      "1500: up 1000 ms since the spawn (preStart ended at 800)",
+    );
+  });
+
+  it("delivers the stash drainGraceMs after the spawn; it waits in the child's mailbox until preStart is done", async () => {
+    script.failStarts = 1;
+    const supervisor = superviseSlow({ resetCounter: "never" });
+    await settle(clock);
+    supervisor.tell(new Job(1)); // child-1 is in its grace window: straight to its mailbox
+    supervisor.tell(new Job(2));
+    await clock.tickAsync(400); // child-1 failed at 300: 1 and 2 came back
+    supervisor.tell(new Job(3)); // stashed behind them
+    await clock.tickAsync(150); // child-2 spawned at 500; the stash went to it at 550
+    assert.deepEqual(script.handledIds(), [], "child-2 is still in preStart");
+    assert.equal(await currentChild(supervisor), "/user/supervisor/child-2");
+    await clock.tickAsync(249);
+    assert.deepEqual(script.handledIds(), []);
+    await clock.tickAsync(1); // 800: preStart done
+    assert.deepEqual(script.handledIds(), [1, 2, 3]);
+    assert.ok(
+      script.handled.every((h) => h.path === "/user/supervisor/child-2"),
+    );
+    assert.deepEqual(deadJobs(events), []);
+  });
+});
+
+describe("BackoffSupervisor while the child is dying", () => {
+  it("stashes a message sent after the crash, before Terminated reached the supervisor", async () => {
+    const supervisor = supervise();
+    await clock.tickAsync(100);
+    // Sent the moment the failure is known, while the child is still there.
+    system.eventStream.subscribe(BackoffChildFailed, () => {
+      supervisor.tell(new Job(2));
+    });
+    supervisor.tell(new Job(1, "crash"));
+    await clock.tickAsync(1_000);
+    assert.deepEqual(script.handled.map((h) => [h.id, h.path]), [
+      [2, "/user/supervisor/child-2"],
+    ]);
+    assert.deepEqual(deadJobs(events).map((d) => d.id), [1]);
+  });
+
+  it("answers GetCurrentChild with undefined once the child failed", async () => {
+    const supervisor = supervise();
+    await clock.tickAsync(100);
+    let reply: Promise<CurrentChild> | undefined;
+    system.eventStream.subscribe(BackoffChildFailed, () => {
+      reply = supervisor.ask<CurrentChild>(BackoffSupervisor.GetCurrentChild);
+    });
+    supervisor.tell(new Job(1, "crash"));
+    await settle(clock);
+    assert.equal((await reply!).ref, undefined);
+  });
+});
+
+describe("BackoffSupervisor types", () => {
+  it("types its ref by the child's messages plus the protocol", () => {
+    class DoIt extends Actor<{ kind: "do-it" }> {
+      onReceive(): void {}
+    }
+    const props: Props<{ kind: "do-it" } | BackoffProtocol> = BackoffSupervisor
+      .props({
+        childProps: Props.create(() => new DoIt()),
+        minBackoff: 200,
+        maxBackoff: 1_000,
+      });
+    const supervisor = system.actorOf(props);
+    // Type-checked (deno check runs on tests/), never called.
+    const typeChecks = (): void => {
+      supervisor.tell({ kind: "do-it" });
+      supervisor.tell(BackoffSupervisor.Reset);
+      supervisor.tell(BackoffSupervisor.RespawnNow);
+      const count: Promise<RestartCount> = supervisor.ask<RestartCount>(
+        BackoffSupervisor.GetRestartCount,
+      );
+      void count;
+      // @ts-expect-error: the child takes { kind: "do-it" }, not numbers
+      supervisor.tell(42);
+      // @ts-expect-error: nor other kinds
+      supervisor.tell({ kind: "do-that" });
+      // @ts-expect-error: nor any object (the protocol classes are branded)
+      supervisor.tell({});
+    };
+    void typeChecks;
+    assert.ok(props instanceof Props);
   });
 });
 
