@@ -16,6 +16,16 @@
  * through the restarts. Set UPSTREAM=wss://... for a real one (it must
  * answer `{"id", "q"}` with `{"id", "answer"}`).
  *
+ * The default export is a Workers-style `{ fetch(request, env) }` handler.
+ * On Cloudflare Workers (workerd), an I/O object such as the upstream
+ * WebSocket belongs to the request that opened it, and a later request
+ * cannot use it; one connection serving every request has to live in a
+ * Durable Object. Bind a Durable Object namespace `GATEWAY` to the class
+ * {@linkcode EdgeGateway} and set `UPSTREAM` as a variable: each request is
+ * then forwarded to that one object. Without `GATEWAY` (a runtime whose
+ * isolates share I/O between requests) it answers in place.
+ * `tests/workerd/edge_worker.test.ts` runs it in workerd that way.
+ *
  * @module
  */
 
@@ -93,19 +103,35 @@ class Gateway extends Actor<Query | WebSocketEvent> {
   }
 }
 
-const system = ActorSystem.create("edge", { logLevel: "info" });
-const upstreamUrl = Deno.env.get("UPSTREAM") ?? "ws://127.0.0.1:8789/";
-const gateway: ActorRef<Query> = system.actorOf(
-  Props.create(() => new Gateway(upstreamUrl)),
-  "gateway",
-);
+const DEMO_UPSTREAM = "ws://127.0.0.1:8789/";
+
+/** One system and gateway per isolate (or Durable Object), made on first use. */
+let gateway: ActorRef<Query> | undefined;
+function gatewayFor(upstreamUrl: string): ActorRef<Query> {
+  if (gateway === undefined) {
+    // Made here, not at module level: Workers allow no timers or I/O in a
+    // module's global scope.
+    const system = ActorSystem.create("edge", { logLevel: "info" });
+    gateway = system.actorOf(
+      Props.create(() => new Gateway(upstreamUrl)),
+      "gateway",
+    );
+  }
+  return gateway;
+}
 
 /** The edge function: `GET /?q=...` answers with what the upstream said. */
-export async function handler(request: Request): Promise<Response> {
+export async function handler(
+  request: Request,
+  upstreamUrl: string = DEMO_UPSTREAM,
+): Promise<Response> {
   const q = new URL(request.url).searchParams.get("q") ?? "ping";
   const started = performance.now();
   try {
-    const answer = await gateway.ask<string>(new Query(q), ASK_TIMEOUT_MS);
+    const answer = await gatewayFor(upstreamUrl).ask<string>(
+      new Query(q),
+      ASK_TIMEOUT_MS,
+    );
     return Response.json({
       answer,
       ms: Math.round(performance.now() - started),
@@ -114,6 +140,38 @@ export async function handler(request: Request): Promise<Response> {
     return Response.json({ error: String(error) }, { status: 504 });
   }
 }
+
+/** What a Workers runtime passes as `env`. */
+export interface Env {
+  /** The upstream's `ws://` or `wss://` URL. */
+  UPSTREAM?: string;
+  /** A Durable Object namespace bound to {@linkcode EdgeGateway}. */
+  GATEWAY?: {
+    idFromName(name: string): unknown;
+    get(id: unknown): { fetch(request: Request): Promise<Response> };
+  };
+}
+
+/**
+ * The Durable Object that owns the gateway (and so the upstream connection)
+ * on Cloudflare Workers, where every request reaches this one object.
+ */
+export class EdgeGateway {
+  constructor(readonly state: unknown, readonly env: Env) {}
+  fetch(request: Request): Promise<Response> {
+    return handler(request, this.env.UPSTREAM);
+  }
+}
+
+/** The Workers entry point. */
+export default {
+  fetch(request: Request, env: Env = {}): Promise<Response> {
+    if (env.GATEWAY) {
+      return env.GATEWAY.get(env.GATEWAY.idFromName("gateway")).fetch(request);
+    }
+    return handler(request, env.UPSTREAM);
+  },
+};
 
 /** A demo upstream that answers in capitals and goes away for 2 s every 10 s. */
 function startFlakyUpstream(port: number): void {
@@ -148,6 +206,10 @@ function startFlakyUpstream(port: number): void {
 }
 
 if (import.meta.main) {
-  if (!Deno.env.get("UPSTREAM")) startFlakyUpstream(8789);
-  Deno.serve({ hostname: "127.0.0.1", port: 8788 }, handler);
+  const upstream = Deno.env.get("UPSTREAM");
+  if (!upstream) startFlakyUpstream(8789);
+  Deno.serve(
+    { hostname: "127.0.0.1", port: 8788 },
+    (request) => handler(request, upstream ?? DEMO_UPSTREAM),
+  );
 }

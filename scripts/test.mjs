@@ -22,10 +22,18 @@
 //               on the bundles (spec reporter + a per-file count reporter).
 //   5. Browser: esbuild bundles each file for the browser with node:test,
 //               node:assert/strict and util aliased to tests/_shims/, served
-//               from 127.0.0.1, run in headless /usr/bin/chromium through
-//               playwright-core. Skipped (with a notice) only when Chromium is
-//               missing and CI is unset.
-//   6. Per-runtime "runtime: N passed, N failed, N skipped" lines, then one
+//               from 127.0.0.1, run in headless Chromium through
+//               playwright-core. Chromium is found by scripts/lib/chromium.mjs
+//               ($UNDERSTUDY_CHROMIUM, /usr/bin/chromium, ...) or, if missing,
+//               installed with apt-get when root or passwordless sudo allows
+//               (scripts/lib/provision.mjs); otherwise the run fails at once
+//               with one line saying what to run. Never skipped.
+//   6. workerd: the same bundles, each run by a fresh Cloudflare workerd
+//               process (npm package `workerd`) inside a fetch handler, with
+//               no MessageChannel (scripts/lib/runners/workerd.mjs).
+//               (examples/edge-worker.ts in workerd is a Node test file:
+//               tests/workerd/edge_worker.test.ts.)
+//   7. Per-runtime "runtime: N passed, N failed, N skipped" lines, then one
 //      closing "N passed, N failed, N skipped" line summed over runtimes.
 //      Exit code 1 if a static check failed, a runtime failed, a runtime
 //      that had test files ran zero tests, or a file registered no tests.
@@ -35,9 +43,10 @@
 //
 // Conventions (details in tests/README.md):
 //   * Runtime opt-out: a first-line comment `// @runtimes deno node bun`
-//     lists the runtimes a file runs in (default: all four). Files that
-//     import node:* modules other than node:test / node:assert/strict (or
-//     read files) must leave out `browser`.
+//     lists the runtimes a file runs in (default: all five), next to a
+//     comment saying why the others are left out. Files that import node:*
+//     modules other than node:test / node:assert/strict (or read files) must
+//     leave out `browser` and `workerd`.
 //   * fake-timers import form, works in Deno, Node, Bun and the browser:
 //         import * as FakeTimers from "@sinonjs/fake-timers";
 //         const clock = FakeTimers.install({
@@ -51,7 +60,7 @@
 //
 // Usage: node scripts/test.mjs [options] [filters...]
 //   -r, --runtime LIST  run only these steps (comma-separated, repeatable):
-//                       static, deno, bun, node, browser
+//                       static, deno, bun, node, browser, workerd
 //       --no-static     skip the static checks
 //   -j, --jobs N        run up to N runtimes at once (default 1)
 //   -v, --verbose       stream every runner's full output
@@ -65,7 +74,10 @@ import { offlinePreconditions, runStaticChecks } from "./lib/static_checks.mjs";
 import { runDeno } from "./lib/runners/deno.mjs";
 import { runBun } from "./lib/runners/bun.mjs";
 import { runNode } from "./lib/runners/node.mjs";
-import { CHROMIUM, runBrowser } from "./lib/runners/browser.mjs";
+import { runBrowser } from "./lib/runners/browser.mjs";
+import { runWorkerd } from "./lib/runners/workerd.mjs";
+import { ensureChromium } from "./lib/provision.mjs";
+import { CHROMIUM_ENV } from "./lib/chromium.mjs";
 import {
   BUILD,
   head,
@@ -82,6 +94,7 @@ const RUNNERS = {
   bun: runBun,
   node: runNode,
   browser: runBrowser,
+  workerd: runWorkerd,
 };
 
 const USAGE = `Usage: node scripts/test.mjs [options] [filters...]
@@ -208,6 +221,23 @@ async function main() {
     return;
   }
 
+  // Chromium, for the browser run and for files that drive it themselves
+  // (they import playwright-core, e.g. the Deno-only e2e_browser test).
+  const needsChromium = selected.some((f) =>
+    (opts.steps.has("browser") && f.runtimes.includes("browser")) ||
+    (f.drivesBrowser && f.runtimes.some((r) => opts.steps.has(r)))
+  );
+  if (needsChromium) {
+    const chromium = await ensureChromium(log);
+    if (chromium.error) {
+      log(`✖ ${chromium.error}`);
+      finish([], 1, started);
+      return;
+    }
+    // Every runner and test launches this one (scripts/lib/chromium.mjs).
+    process.env[CHROMIUM_ENV] = chromium.path;
+  }
+
   if (opts.steps.has("static")) {
     rule("static checks");
     const results = await runStaticChecks(log);
@@ -248,18 +278,6 @@ async function main() {
         failed: 1,
         ok: false,
         failureText: `no test file runs in ${runtime}`,
-      };
-    }
-    if (runtime === "browser" && !existsSync(CHROMIUM)) {
-      if (!process.env.CI) {
-        log(`browser: skipped (${CHROMIUM} not found and CI is not set)`);
-        return null;
-      }
-      return {
-        ...base,
-        failed: 1,
-        ok: false,
-        failureText: `${CHROMIUM} not found (required when CI is set)`,
       };
     }
     if (opts.verbose) rule(`${runtime} (${files.length} files)`);

@@ -4,7 +4,7 @@ import { join, resolve } from "node:path";
 import process from "node:process";
 import { rel, ROOT, walk } from "./util.mjs";
 
-export const RUNTIMES = ["deno", "bun", "node", "browser"];
+export const RUNTIMES = ["deno", "bun", "node", "browser", "workerd"];
 export const TESTS_DIR = join(ROOT, "tests");
 const TEST_FILE = /\.test\.ts$/;
 // Names other runners would pick up but this harness does not run.
@@ -15,8 +15,8 @@ const LOOKALIKE = /(?:[._]test|[._]spec)\.(?:[cm]?[jt]sx?)$/;
  *
  *     // @runtimes deno node bun
  *
- * lists the runtimes the file runs in (default: all four). Only comment and
- * blank lines may precede it.
+ * lists the runtimes the file runs in (default: all of them). Only comment
+ * and blank lines may precede it.
  */
 export function parseDirective(source, file = "<input>") {
   const lines = source.split("\n");
@@ -40,6 +40,29 @@ export function parseDirective(source, file = "<input>") {
   return [...RUNTIMES];
 }
 
+/**
+ * The leading comments' text other than the directive and copyright or
+ * license lines: where a file that leaves runtimes out says why.
+ */
+export function directiveReason(source) {
+  const text = [];
+  for (const line of source.split("\n")) {
+    const trimmed = line.trim();
+    if (trimmed === "") continue;
+    if (!/^(\/\/|\/\*|\*)/.test(trimmed)) break;
+    const words = trimmed.replace(/^(\/\/+|\/\*+|\*+\/?)/, "")
+      .replace(/\*\/\s*$/, "").trim();
+    if (/@runtimes\b|^copyright\b|\blicen[cs]e\b/i.test(words)) continue;
+    if (words) text.push(words);
+  }
+  return text.join(" ");
+}
+
+/** Does the file drive a browser itself (it imports playwright-core)? */
+export function drivesBrowser(source) {
+  return /(?:from|import)\s*\(?\s*["']playwright-core["']/.test(source);
+}
+
 /** Every `tests/**\/*.test.ts`, with its runtimes. */
 export function discover() {
   const all = walk(TESTS_DIR);
@@ -47,13 +70,27 @@ export function discover() {
   const ignored = all.filter((f) => !TEST_FILE.test(f) && LOOKALIKE.test(f));
   const errors = [];
   const tests = files.map((path) => {
+    const source = readFileSync(path, "utf8");
     let runtimes = [...RUNTIMES];
     try {
-      runtimes = parseDirective(readFileSync(path, "utf8"), rel(path));
+      runtimes = parseDirective(source, rel(path));
     } catch (error) {
       errors.push(error.message);
     }
-    return { path, rel: rel(path), runtimes };
+    const left = RUNTIMES.filter((r) => !runtimes.includes(r));
+    if (left.length > 0 && directiveReason(source) === "") {
+      errors.push(
+        `${rel(path)}: its "@runtimes" directive leaves out ${
+          left.join(", ")
+        }; say why in a comment next to it`,
+      );
+    }
+    return {
+      path,
+      rel: rel(path),
+      runtimes,
+      drivesBrowser: drivesBrowser(source),
+    };
   });
   return { tests, ignored: ignored.map(rel), errors };
 }

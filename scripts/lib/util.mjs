@@ -87,6 +87,16 @@ export function readDenoJson() {
 
 const children = new Set();
 
+/**
+ * Registers a child started in its own process group (`detached: true`)
+ * outside {@link run}, so that Ctrl-C kills it too.
+ */
+export function track(child) {
+  children.add(child);
+  child.once("close", () => children.delete(child));
+  return child;
+}
+
 /** Kills every still-running child process group (used on Ctrl-C). */
 export function killAllChildren() {
   for (const child of children) {

@@ -1,13 +1,14 @@
 /**
- * A browser stand-in for `node:test`, used by the Chromium run of
- * `scripts/test.mjs` (esbuild aliases `node:test` to this file). It shares its
- * registration and hook semantics with the Deno adapter (see
+ * A web-platform stand-in for `node:test`, used by the Chromium and workerd
+ * runs of `scripts/test.mjs` (esbuild aliases `node:test` to this file). It
+ * shares its registration and hook semantics with the Deno adapter (see
  * `node_test_core.ts`) and reports one result per test.
  *
- * The harness bundles each test file behind an entry module that imports the
- * test file and then awaits {@linkcode runBrowserTests}, which runs every
- * registered test in order and hands the report to the page's
- * `__understudyDone` binding (installed by the harness through Playwright).
+ * The harness bundles each test file behind an entry that imports the test
+ * file and then awaits {@linkcode runBrowserTests}, which runs every
+ * registered test in order, hands the report to the page's `__understudyDone`
+ * binding if there is one (installed by the harness through Playwright) and
+ * returns it (the workerd fetch handler answers with it).
  * Uncaught errors and unhandled rejections that happen while a test runs fail
  * that test; ones outside any test are reported as their own failures.
  *
@@ -72,6 +73,7 @@ function recordUncaught(err: unknown): void {
 interface ErrorLikeEvent {
   error?: unknown;
   message?: string;
+  promise?: Promise<unknown>;
   reason?: unknown;
   preventDefault(): void;
 }
@@ -84,17 +86,41 @@ const events = globalThis as unknown as {
 events.addEventListener?.("error", (event) => {
   recordUncaught(event.error ?? new Error(event.message ?? "uncaught error"));
 });
-events.addEventListener?.("unhandledrejection", (event) => {
-  event.preventDefault();
-  recordUncaught(event.reason);
-});
 
 /**
- * Yields one macrotask so queued error events land. A MessageChannel is not
- * clamped like nested `setTimeout(0)` (4ms) and is never faked by
- * fake-timers; `setTimeout` is the fallback.
+ * Rejections reported as unhandled and not handled since. Browsers report
+ * one once the task that rejected it has ended; workerd reports every
+ * rejection that has no handler yet at once, even one that gets a handler
+ * a microtask later (then fires `rejectionhandled`). To judge both alike, a
+ * rejection counts as unhandled if it still is one macrotask after the
+ * report, as in Node and Deno, which check when the microtasks have run.
  */
-const settle = (): Promise<void> => {
+const unhandled = new Map<Promise<unknown>, unknown>();
+const verdicts = new Set<Promise<void>>();
+events.addEventListener?.("unhandledrejection", (event) => {
+  event.preventDefault();
+  const { promise, reason } = event;
+  if (promise === undefined) {
+    recordUncaught(reason);
+    return;
+  }
+  const errors = currentErrors ?? strayErrors;
+  unhandled.set(promise, reason);
+  const verdict = new Promise<void>((resolve) =>
+    realSetTimeout(() => {
+      if (unhandled.delete(promise)) errors.push(reason);
+      verdicts.delete(verdict);
+      resolve();
+    }, 0)
+  );
+  verdicts.add(verdict);
+});
+events.addEventListener?.("rejectionhandled", (event) => {
+  if (event.promise !== undefined) unhandled.delete(event.promise);
+});
+
+/** One macrotask turn. */
+const macrotask = (): Promise<void> => {
   if (typeof MessageChannel !== "function") {
     return new Promise<void>((resolve) => realSetTimeout(resolve, 0));
   }
@@ -106,6 +132,17 @@ const settle = (): Promise<void> => {
     };
     channel.port2.postMessage(null);
   });
+};
+
+/**
+ * Yields one macrotask so queued error events land, then waits for the
+ * verdict on every rejection reported as unhandled. A MessageChannel is not
+ * clamped like nested `setTimeout(0)` (4ms) and is never faked by
+ * fake-timers; `setTimeout` is the fallback.
+ */
+const settle = async (): Promise<void> => {
+  await macrotask();
+  while (verdicts.size > 0) await Promise.all(verdicts);
 };
 
 const exec: Executor<string[]> = {

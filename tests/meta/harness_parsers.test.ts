@@ -1,4 +1,5 @@
 // @runtimes deno node bun
+// Not in the browser or workerd: it imports the harness, which uses node:fs.
 /**
  * The harness (scripts/test.mjs) decides pass/fail from what each runner
  * prints. These tests pin its parsers to real output shapes, so a format
@@ -6,7 +7,17 @@
  */
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { parseDirective, RUNTIMES } from "../../scripts/lib/discover.mjs";
+import {
+  directiveReason,
+  drivesBrowser,
+  parseDirective,
+  RUNTIMES,
+} from "../../scripts/lib/discover.mjs";
+import { workerModule } from "../../scripts/lib/runners/workerd.mjs";
+import { capnpConfig } from "../../scripts/lib/workerd.mjs";
+import { aptPlan } from "../../scripts/lib/provision.mjs";
+import { CHROMIUM_ENV, locateChromium } from "../../scripts/lib/chromium.mjs";
+import { typescriptSnippets } from "./_snippets.ts";
 import { parseDenoTap } from "../../scripts/lib/runners/deno.mjs";
 import { countBun, emptyBunFiles } from "../../scripts/lib/runners/bun.mjs";
 import { countNodeSummary } from "../../scripts/lib/runners/node.mjs";
@@ -40,6 +51,120 @@ describe("@runtimes directive", () => {
   it("rejects unknown runtimes and empty lists", () => {
     assert.throws(() => parseDirective(`// @runtimes deno nodejs\n`), /nodejs/);
     assert.throws(() => parseDirective(`// @runtimes\n`), /@runtimes/);
+  });
+
+  it("knows workerd", () => {
+    assert.ok(RUNTIMES.includes("workerd"));
+    assert.deepEqual(parseDirective(`// @runtimes workerd deno\n`), [
+      "workerd",
+      "deno",
+    ]);
+  });
+
+  it("finds the reason next to it, not in copyright lines", () => {
+    assert.equal(
+      directiveReason(
+        `// @runtimes deno\n// Copyright 2026 x. MIT license.\nimport "x";\n`,
+      ),
+      "",
+    );
+    assert.equal(
+      directiveReason(
+        `// @runtimes deno\n/**\n * Starts a server.\n */\nimport "x";\n// not this\n`,
+      ),
+      "Starts a server.",
+    );
+  });
+
+  it("tells files that drive a browser themselves", () => {
+    assert.ok(drivesBrowser(`import { chromium } from "playwright-core";`));
+    assert.ok(drivesBrowser(`await import("playwright-core")`));
+    assert.ok(!drivesBrowser(`import { it } from "node:test";`));
+  });
+});
+
+describe("Chromium discovery and provisioning", () => {
+  it("obeys the override alone, and says where it looked", () => {
+    const missing = locateChromium({ [CHROMIUM_ENV]: "/nonexistent/chrome" });
+    assert.equal(missing.path, undefined);
+    assert.deepEqual(missing.looked, [`${CHROMIUM_ENV}=/nonexistent/chrome`]);
+  });
+
+  it("installs with apt-get as root or with passwordless sudo, else says why not", () => {
+    assert.deepEqual(aptPlan({ uid: 0, aptGet: true, sudo: false }), {
+      prefix: [],
+    });
+    assert.deepEqual(aptPlan({ uid: 1000, aptGet: true, sudo: true }), {
+      prefix: ["sudo", "-n"],
+    });
+    assert.match(
+      aptPlan({ uid: 1000, aptGet: true, sudo: false }).reason ?? "",
+      /not root/,
+    );
+    assert.match(
+      aptPlan({ uid: 0, aptGet: false, sudo: false }).reason ?? "",
+      /apt-get/,
+    );
+  });
+});
+
+describe("workerd", () => {
+  it("wraps a bundle so that its top level runs inside the first request", () => {
+    const module = workerModule("var x = 1;\nawait 0;\n");
+    assert.match(module, /^async function load\(\) \{\nvar x = 1;\nawait 0;\n/);
+    assert.match(module, /export default \{/);
+    assert.throws(() => workerModule(`export { x };\n`), /cannot be wrapped/);
+    assert.throws(() => workerModule(`import "y";\n`), /cannot be wrapped/);
+  });
+
+  it("writes a config with bindings, Durable Objects and outbound access", () => {
+    const config = capnpConfig({
+      modules: [{ name: "worker.js", path: "worker.js" }],
+      bindings: { UPSTREAM: "ws://127.0.0.1:1/" },
+      durableObjects: { GATEWAY: "EdgeGateway" },
+      outbound: ["local"],
+    });
+    assert.match(config, /esModule = embed "worker\.js"/);
+    assert.match(
+      config,
+      /\(name = "UPSTREAM", text = "ws:\/\/127\.0\.0\.1:1\/"\)/,
+    );
+    assert.match(config, /durableObjectNamespace = "EdgeGateway"/);
+    assert.match(config, /durableObjectStorage = \(inMemory = void\)/);
+    assert.match(config, /allow = \["local"\]/);
+    assert.match(config, /address = "127\.0\.0\.1:0"/);
+    assert.doesNotMatch(
+      capnpConfig({ modules: [{ name: "a.js", path: "a.js" }] }),
+      /globalOutbound|durableObject/,
+    );
+  });
+});
+
+describe("README snippets", () => {
+  it("finds ts blocks, their lines and no-run reasons", () => {
+    const md = [
+      "# x", //                         1
+      "```ts", //                       2
+      "const a = 1;", //                3
+      "```", //                         4
+      "```sh", //                       5
+      "npm test", //                    6
+      "```", //                         7
+      "````typescript no-run: needs a server", // 8
+      "```ts", //                       9  (inside the 4-backtick block)
+      "````", //                        10
+      "~~~ts no-run", //                11
+      "x", //                           12
+      "~~~", //                         13
+    ].join("\n");
+    const found = typescriptSnippets(md);
+    assert.deepEqual(found.map((s) => [s.line, s.noRun]), [
+      [2, undefined],
+      [8, "needs a server"],
+      [11, ""],
+    ]);
+    assert.equal(found[0].code, "const a = 1;\n");
+    assert.equal(found[1].code, "```ts\n");
   });
 });
 

@@ -1,4 +1,5 @@
 // @runtimes deno node bun
+// Not in the browser or workerd: it reads the repository (node:fs).
 /**
  * deno.json and jsr.json describe the same package: `@understudy/core` 0.1.0
  * with identical exports, every one of which exists and is published.

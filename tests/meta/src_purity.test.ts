@@ -1,4 +1,5 @@
 // @runtimes deno node bun
+// Not in the browser or workerd: it reads the repository (node:fs).
 /**
  * `src/` must stay runtime-neutral: only relative imports (the package is
  * dependency-free and must run unchanged on Deno, Node, Bun and browsers) and

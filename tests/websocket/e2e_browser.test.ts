@@ -11,6 +11,9 @@ import { type Browser, chromium, type Page } from "playwright-core";
 import type { E2eClient, EventRecord } from "./_e2e_client.ts";
 import { runScenario } from "./_e2e_scenario.ts";
 import { DenoServer } from "./_deno_server.ts";
+// The harness's discovery ($UNDERSTUDY_CHROMIUM, /usr/bin/chromium, ...): the
+// browser it found or installed before the run.
+import { findChromium } from "../../scripts/lib/chromium.mjs";
 
 const CHROMIUM_ARGS = [
   "--headless",
@@ -98,7 +101,7 @@ describe("end to end in Chromium", () => {
       try {
         await server.start();
         browser = await chromium.launch({
-          executablePath: "/usr/bin/chromium",
+          executablePath: findChromium(),
           args: CHROMIUM_ARGS,
           timeout: 30_000,
         });

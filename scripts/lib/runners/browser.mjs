@@ -7,50 +7,13 @@
 import { createServer } from "node:http";
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { basename, extname, join, normalize } from "node:path";
-import * as esbuild from "esbuild";
-import { pool, ROOT, RUN_DIR } from "../util.mjs";
+import { pool, RUN_DIR } from "../util.mjs";
+import { bundleForWeb, formatBuildError, SHIM } from "../web_bundle.mjs";
+import { findChromium, LAUNCH_ARGS } from "../chromium.mjs";
 
 const OUT = join(RUN_DIR, "browser");
-const SHIMS = join(ROOT, "tests", "_shims");
-const SHIM = {
-  "node:test": join(SHIMS, "node_test_browser.ts"),
-  "node:assert/strict": join(SHIMS, "assert_strict_browser.ts"),
-  "node:util": join(SHIMS, "util_browser.ts"),
-  util: join(SHIMS, "util_browser.ts"),
-};
-export const CHROMIUM = "/usr/bin/chromium";
-const LAUNCH_ARGS = [
-  "--headless",
-  "--no-sandbox",
-  "--disable-gpu",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--no-first-run",
-  "--disable-sync",
-  "--disable-quic",
-];
 const FILE_TIMEOUT_MS = 120_000;
 const PAGES_AT_ONCE = 2;
-
-function shimPlugin(testRel) {
-  return {
-    name: "understudy-browser-shims",
-    setup(build) {
-      build.onResolve({ filter: /^(node:|util$)/ }, (args) => {
-        const shim = SHIM[args.path];
-        if (shim) return { path: shim };
-        return {
-          errors: [{
-            text: `"${args.path}" is not available in the browser run. ` +
-              `If ${testRel} needs it, opt the file out of the browser by ` +
-              `making its first line "// @runtimes deno node bun" ` +
-              `(see tests/README.md).`,
-          }],
-        };
-      });
-    },
-  };
-}
 
 async function bundleOne(file) {
   const outBase = join(OUT, file.rel.replace(/\.ts$/, ""));
@@ -59,23 +22,12 @@ async function bundleOne(file) {
     `import { runBrowserTests } from ${JSON.stringify(SHIM["node:test"])};`,
     `await runBrowserTests();`,
   ].join("\n");
-  await esbuild.build({
-    absWorkingDir: ROOT,
-    stdin: {
-      contents: entry,
-      resolveDir: ROOT,
-      sourcefile: `browser-entry:${file.rel}`,
-      loader: "js",
-    },
+  await bundleForWeb({
+    entry,
+    sourcefile: `browser-entry:${file.rel}`,
     outfile: `${outBase}.js`,
-    bundle: true,
-    platform: "browser",
-    format: "esm",
-    target: "chrome120",
-    sourcemap: "inline",
-    logLevel: "silent",
-    plugins: [shimPlugin(file.rel)],
-  });
+    file,
+  }, { runtime: "browser", target: "chrome120" });
   const title = file.rel.replace(/&/g, "&amp;").replace(/</g, "&lt;");
   writeFileSync(
     `${outBase}.html`,
@@ -84,19 +36,6 @@ async function bundleOne(file) {
       `<script type="module" src="./${basename(outBase)}.js"></script>\n`,
   );
   return `${outBase}.html`;
-}
-
-function formatBuildError(error, file) {
-  const text = error.errors?.length
-    ? esbuild.formatMessagesSync(error.errors, { kind: "error", color: false })
-      .join("\n")
-    : String(error);
-  if (/built into node|node:/.test(text) && !text.includes("@runtimes")) {
-    return `${text}\nIf ${file.rel} (or what it imports) needs Node built-ins, ` +
-      `opt it out of the browser run with a first line ` +
-      `"// @runtimes deno node bun" (see tests/README.md).`;
-  }
-  return text;
 }
 
 const TYPES = {
@@ -182,7 +121,7 @@ export async function runBrowser(files, { echo, log }) {
     try {
       return { file, html: await bundleOne(file) };
     } catch (error) {
-      return { file, error: formatBuildError(error, file) };
+      return { file, error: formatBuildError(error, file, "browser") };
     }
   }));
   for (const b of built.filter((b) => b.error)) {
@@ -195,13 +134,16 @@ export async function runBrowser(files, { echo, log }) {
 
   let browser;
   let server;
+  let executablePath = "(not found)";
   try {
     if (runnable.length > 0) {
       const { chromium } = await import("playwright-core");
       server = await startServer();
       const baseUrl = `http://127.0.0.1:${server.address().port}`;
+      // The harness has found (or installed) it before any runtime ran.
+      executablePath = findChromium();
       browser = await chromium.launch({
-        executablePath: CHROMIUM,
+        executablePath,
         args: LAUNCH_ARGS,
       });
       const context = await browser.newContext();
@@ -283,6 +225,6 @@ export async function runBrowser(files, { echo, log }) {
     failureText: text,
     notes: notes.join("\n"),
     durationMs: Date.now() - started,
-    command: `chromium (${CHROMIUM}) via playwright-core`,
+    command: `chromium (${executablePath}) via playwright-core`,
   };
 }
