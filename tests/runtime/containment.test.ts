@@ -459,6 +459,36 @@ describe("exactly-once accounting across restarts (finding 5)", () => {
   });
 });
 
+describe("exactly-once accounting for handlers that never settle", () => {
+  it("a handler left behind by an AllForOne restart is dead-lettered once when the actor stops", async () => {
+    const system = createSystem({ shutdownTimeoutMs: 60_000 });
+    const dead = collectDeadLetters(system);
+    class Child extends Actor<string> {
+      onReceive(message: string): Promise<void> {
+        if (message === "hang") return new Promise<void>(() => {});
+        throw new Error("crash");
+      }
+    }
+    class Parent extends Actor<string> {
+      override supervisorStrategy = new AllForOneStrategy(() => "restart");
+      readonly a = this.context.actorOf(Props.create(() => new Child()), "a");
+      readonly b = this.context.actorOf(Props.create(() => new Child()), "b");
+      onReceive(message: string): void {
+        (message === "hang" ? this.a : this.b).tell(message);
+      }
+    }
+    const parent = system.actorOf(Props.create(() => new Parent()));
+    parent.tell("hang");
+    await settle();
+    parent.tell("crash"); // restarts "a" too, leaving its handler behind
+    await settle();
+    assert.deepEqual(dead.map((d) => d.message), ["crash"]);
+    await system.terminate();
+    assert.deepEqual(dead.map((d) => d.message), ["crash", "hang"]);
+    assert.match(dead[1].reason, /abandoned: the actor stopped/);
+  });
+});
+
 describe("stash is one message a turn (finding 6)", () => {
   it("stash() twice in one turn keeps the message once", async () => {
     const system = createSystem();
