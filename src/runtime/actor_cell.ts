@@ -214,7 +214,7 @@ export class ActorCell<T> extends ActorRef<T>
    * The message of the turn under way and its sender; NO_MESSAGE between
    * turns. With the HANDED flag, between turns, they hold the next message
    * instead: one sent while the cell was idle with nothing queued, handed
-   * over with its turn rather than through the mailbox (see `#deliver`),
+   * over with its turn rather than through the mailbox (see `enqueue`),
    * logically the head of the mailbox. `context.sender` and `stash()` check
    * the flag, so neither ever sees a message not yet processed. (Two fields
    * of its own would be clearer, but cost 31% more heap per idle actor on
@@ -284,11 +284,6 @@ export class ActorCell<T> extends ActorRef<T>
 
   // ───────────────────────── Delivery ─────────────────────────
 
-  /** Puts a message in the mailbox (or hands it over) and makes sure the cell will run. */
-  enqueue(message: unknown, sender: unknown): void {
-    this.#deliver(message, sender);
-  }
-
   /** Queues a runtime notice (a timer's tick, a Terminated): never handed, never a dead letter. */
   enqueueNotice(notice: Notice): void {
     this.#queue(notice, undefined);
@@ -303,7 +298,7 @@ export class ActorCell<T> extends ActorRef<T>
    * unless it is BUSY or suspended. So an idle cell needs no look at its
    * mailbox.
    */
-  #deliver(message: unknown, sender: unknown): void {
+  enqueue(message: unknown, sender: unknown): void {
     // Kept small (and written out, not behind a getter, which measured
     // slower) so that it inlines into `tell`: an idle actor gets the message
     // handed over with its turn, skipping the mailbox (the common
@@ -318,7 +313,7 @@ export class ActorCell<T> extends ActorRef<T>
     this.#queue(message, sender);
   }
 
-  /** The general case of {@linkcode ActorCell.#deliver}: through the mailbox, or to dead letters. */
+  /** The general case of {@linkcode ActorCell.enqueue}: through the mailbox, or to dead letters. */
   #queue(message: unknown, sender: unknown): void {
     if (this.status >= SUSPENDED) {
       if (this.status >= STOPPING) {
