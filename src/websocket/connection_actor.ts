@@ -2,11 +2,20 @@
 // This module is browser compatible.
 
 /**
- * The connection actor: the ref `websocketProps` gives. It owns a
- * BackoffSupervisor whose child is the socket actor, forwards `Send`s to it
- * (the supervisor keeps them, in order and bounded, while no socket actor
- * runs), listens to the page, and outlives giving up so that `Reconnect`
- * always works.
+ * The connection actor: the ref `websocketProps` gives, and the one that
+ * decides. It owns a BackoffSupervisor whose child is the socket actor (one
+ * per attempt, respawned at once after each), forwards `Send`s to it (the
+ * supervisor keeps them, in order, while a new socket actor is spawned),
+ * listens to the page, and, from what the socket actors report, decides
+ * when the next attempt starts: after the policy's delay, or after a pause,
+ * or never (giving up, until `Reconnect`). It outlives giving up, so that
+ * `Reconnect` always works.
+ *
+ * It owns every count and flag of the connection (retries, the pause
+ * reasons, messages dropped), and is the only one to call the user's
+ * `policy` and `shouldReconnect`, in its own turn. The retry limit
+ * (`maxRetries`) is its alone: the supervisor under it never gives up,
+ * since giving up there would stop it and drop the waiting messages.
  *
  * @module
  */
@@ -15,84 +24,159 @@ import { Actor } from "../runtime/actor.ts";
 import type { ActorRef } from "../runtime/actor_ref.ts";
 import { Props } from "../runtime/props.ts";
 import { BackoffSupervisor } from "../patterns/backoff_supervisor.ts";
-import { MAX_TIMER_DELAY_MS } from "../backoff/max_timer_delay.ts";
-import { WebSocketReconnectScheduled } from "./events.ts";
+import { describeValue, MAX_TIMER_DELAY_MS } from "../validation.ts";
+import {
+  publishEvent,
+  WebSocketConnecting,
+  type WebSocketEvent,
+  WebSocketGaveUp,
+  WebSocketMessageDropped,
+  WebSocketPaused,
+  WebSocketReconnectScheduled,
+} from "./events.ts";
 import { Close, Reconnect, Send } from "./messages.ts";
-import type { SharedState } from "./shared_state.ts";
+import type { Settings } from "./options.ts";
 import { SocketActor } from "./socket_actor.ts";
-import { describeValue } from "../supervision/describe_value.ts";
+import {
+  Connect,
+  Disconnect,
+  SendDropped,
+  SocketClosed,
+  SocketEnded,
+  SocketOpened,
+  SocketReady,
+  SocketStable,
+} from "./socket_protocol.ts";
+import type { CloseInfo } from "./websocket_like.ts";
 
 /** The wait used when the policy gives no usable delay. */
 const FALLBACK_DELAY_MS = 30_000;
 
-/** The page events listened to, on the window or its document. */
-const PAGE_EVENTS = ["online", "offline", "visibilitychange"];
+/**
+ * The page events listened to, on the window or its document, and the
+ * "hidden" timer's: the page has been hidden for `hiddenCloseMs`.
+ */
+type PageEventType = "online" | "offline" | "visibilitychange" | "hidden";
+const PAGE_EVENTS: readonly PageEventType[] = [
+  "online",
+  "offline",
+  "visibilitychange",
+];
+
+/** Why attempts are paused. */
+type PauseReason = "offline" | "hidden";
+
+/** The end of a socket actor that crashed: it could not report it. */
+const CRASHED: CloseInfo = {
+  code: 1006,
+  reason: "socket actor failed",
+  wasClean: false,
+};
+
+// Its own messages: a page event, and its timers'.
+
+/** A page event, told by the listener (or the "hidden" timer). */
+class PageEvent {
+  declare readonly type: PageEventType;
+  constructor(type: PageEventType) {
+    this.type = type;
+  }
+}
+/** The "connect" timer's: the wait before the next attempt is over. */
+class ConnectDue {
+  declare private readonly brand: "connect-due";
+}
 
 /**
- * See the module doc. Besides the `WebSocketCommand`s it receives the page's
- * event types as strings, and its timers' keys ("hidden", "resume").
- * Internal to this module.
+ * What the connection is doing: exactly one of these at a time.
+ *
+ * - waiting: for the "connect" timer (a backoff delay, or the short wait
+ *   after `online`).
+ * - connecting, open: a socket actor was told to `Connect`, and its socket
+ *   is not open yet, or is.
+ * - ending, reconnecting: it was told to `Disconnect` (for a pause, or a
+ *   `Reconnect`); its `SocketEnded` is awaited.
+ * - paused: offline, or hidden for `hiddenCloseMs`; no attempt.
+ * - gave-up: `maxRetries` reached or `shouldReconnect` said no; until
+ *   `Reconnect`.
+ * - closing: `Close` was passed on; when the socket actor has done it, the
+ *   connection stops.
  */
-export class ConnectionActor extends Actor<unknown> {
-  readonly #shared: SharedState;
-  #supervisor!: ActorRef<unknown>;
-  readonly #onPageEvent = (event: { readonly type: string }): void =>
-    this.self.tell(event.type);
+type Phase =
+  | "waiting"
+  | "connecting"
+  | "open"
+  | "ending"
+  | "reconnecting"
+  | "paused"
+  | "gave-up"
+  | "closing";
 
-  constructor(shared: SharedState) {
+/** See the module doc. Internal to this module. */
+export class ConnectionActor extends Actor<unknown> {
+  readonly #settings: Settings;
+  #supervisor!: ActorRef<unknown>;
+  #phase: Phase = "waiting";
+  /** The wait before the next attempt, for its `WebSocketConnecting`. */
+  #delayMs = 0;
+  /** Socket actors that reported `SocketReady` and not `SocketEnded`: 1, or 0 between two. */
+  #sockets = 0;
+  /** The network is down: no attempts until `online`. */
+  #offline = false;
+  /** The page was hidden for `hiddenCloseMs`: no socket until it is visible. */
+  #hidden = false;
+  /** The pause last reported, so that each is reported once. */
+  #pausedBy?: PauseReason;
+  /** Retries since the last stable connection or reset: what the policy is asked about, and what `maxRetries` bounds. */
+  #retries = 0;
+  /** Messages dropped so far. */
+  #dropped = 0;
+  readonly #onPageEvent = (event: { readonly type: string }): void =>
+    this.self.tell(new PageEvent(event.type as PageEventType));
+
+  constructor(settings: Settings) {
     super();
-    this.#shared = shared;
+    this.#settings = settings;
   }
 
   override preStart(): void {
-    const shared = this.#shared;
-    const { page, maxQueued } = shared.settings;
-    shared.connection = this.self;
-    shared.system = this.context.system;
+    const settings = this.#settings;
+    const page = settings.page;
     this.#supervisor = this.context.actorOf(
       BackoffSupervisor.props({
-        childProps: Props.create(() => new SocketActor(shared), {
-          stashCapacity: maxQueued,
-        }),
+        childProps: Props.create(
+          () => new SocketActor(settings, this.self),
+          { stashCapacity: settings.maxQueued },
+        ),
         childName: "socket",
+        // The next socket actor is spawned at once, and waits for `Connect`:
+        // the backoff delay is this actor's to choose, report and wait, and
+        // the retry limit this actor's to enforce, so the supervisor's count
+        // is never used.
         minBackoff: 0,
-        maxBackoff: 30_000,
-        // Reports each delay as the supervisor picks it.
-        policy: {
-          delayFor: (restartCount) => {
-            const delayMs = this.#delayFor(restartCount);
-            shared.retries = restartCount + 1;
-            shared.delayMs = delayMs;
-            shared.emit(
-              WebSocketReconnectScheduled,
-              shared.attempts + 1,
-              delayMs,
-            );
-            return delayMs;
-          },
-        },
-        resetCounter: "manual", // the socket actor resets it after minUptimeMs open
-        // `maxQueued` is enforced on arrival (see onReceive), so these
-        // stashes hold at most that many `Send`s and cannot overflow. (With
-        // minBackoff 0 there is no drain grace: a new socket actor gets them
-        // at once.)
+        maxBackoff: 0,
+        policy: { delayFor: () => 0 },
+        resetCounter: "never",
+        // The socket actors bound the `Send`s waiting (`maxQueued`): the
+        // supervisor keeps the few in flight while it spawns the next one.
         maxStashSize: Infinity,
       }),
       "backoff",
     );
     if (page) {
       this.#listen("addEventListener");
-      shared.offline = page.navigator?.onLine === false;
-      this.onReceive("visibilitychange"); // the page may be hidden already
+      this.#offline = page.navigator?.onLine === false;
+      this.#pageEvent("visibilitychange"); // the page may be hidden already
     }
+    this.#connectAfter(0);
   }
 
   override postStop(): void {
-    if (this.#shared.settings.page) this.#listen("removeEventListener");
+    if (this.#settings.page) this.#listen("removeEventListener");
   }
 
   #listen(method: "addEventListener" | "removeEventListener"): void {
-    const page = this.#shared.settings.page!;
+    const page = this.#settings.page!;
     for (const type of PAGE_EVENTS) {
       (type[0] === "v" ? page.document : page)?.[method](
         type,
@@ -102,70 +186,220 @@ export class ConnectionActor extends Actor<unknown> {
   }
 
   onReceive(message: unknown): void {
-    const shared = this.#shared;
-    const { maxQueued, page, hiddenCloseMs } = shared.settings;
-    const timers = this.context.timers;
+    const phase = this.#phase;
+    // Passed on in every phase: after a `Close`, the socket actor keeps them
+    // and they go to dead letters when it stops.
     if (message instanceof Send) {
-      // Bounded while there is no open socket; while open, messages only pass through.
-      if (!shared.open && shared.pending >= maxQueued) {
-        return shared.drop(message, this.sender);
-      }
-      shared.pending++;
       return this.#supervisor.tell(message, this.sender as never);
     }
+    if (phase === "closing") {
+      // Only the socket actor's acknowledgement matters now.
+      if (message instanceof SocketClosed) this.context.stopSelf();
+      else if (message instanceof Close || message instanceof Reconnect) {
+        this.#deadLetter(message, "connection closing");
+      }
+      return;
+    }
     if (message instanceof Close) {
-      shared.close = message;
-      return this.context.stopSelf();
+      this.#phase = "closing";
+      this.context.timers.cancelAll();
+      return this.#supervisor.tell(message);
     }
     if (message instanceof Reconnect) {
-      shared.halted = shared.hidden = false;
-      return this.#resume(0, message);
+      this.#hidden = false;
+      this.#retries = 0;
+      // (A second `Disconnect` while ending finds no attempt: it changes nothing.)
+      if (phase === "connecting" || phase === "open" || phase === "ending") {
+        this.#disconnect("reconnecting", "reconnect");
+      } else if (phase !== "reconnecting") this.#connect(0);
+      return;
     }
-    switch (message) {
+    // From the socket actors.
+    if (message instanceof SocketReady) {
+      // One that started before it and did not report its end crashed.
+      if (this.#sockets++) {
+        this.#sockets = 1;
+        this.#ended(CRASHED);
+      }
+      return;
+    }
+    if (message instanceof SocketOpened) {
+      if (phase === "connecting") this.#phase = "open";
+      return;
+    }
+    if (message instanceof SocketStable) {
+      // Up long enough: the next failure starts again from the first delay.
+      this.#retries = 0;
+      return;
+    }
+    if (message instanceof SocketEnded) {
+      this.#sockets--;
+      return this.#ended(message.close);
+    }
+    if (message instanceof SendDropped) {
+      return this.#publish(
+        new WebSocketMessageDropped(
+          this.self,
+          message.send,
+          `queue full (maxQueued ${this.#settings.maxQueued})`,
+          ++this.#dropped,
+        ),
+      );
+    }
+    // From the page, and the timers.
+    if (message instanceof PageEvent) return this.#pageEvent(message.type);
+    if (message instanceof ConnectDue) {
+      if (phase === "waiting") this.#connect(this.#delayMs);
+      return;
+    }
+    this.#deadLetter(message, "not handled");
+  }
+
+  #pageEvent(type: PageEventType): void {
+    const { page, hiddenCloseMs } = this.#settings;
+    const timers = this.context.timers;
+    switch (type) {
       case "offline":
-        shared.offline = true;
-        return this.#update();
+        this.#offline = true;
+        return this.#pauseStarted();
+      case "hidden":
+        this.#hidden = true;
+        return this.#pauseStarted();
       case "online":
-        if (!shared.offline) return;
-        shared.offline = false;
+        if (!this.#offline) return;
+        this.#offline = false;
         // Soon, not at once: a whole office coming back online must not
         // reconnect in step. Also when a long backoff wait is under way.
         return this.#resume(this.#delayFor(0));
       case "visibilitychange":
         if (page!.document?.visibilityState === "hidden") {
           if (hiddenCloseMs < Infinity && !timers.isTimerActive("hidden")) {
-            timers.startSingleTimer("hidden", "hidden", hiddenCloseMs);
+            timers.startSingleTimer(
+              "hidden",
+              new PageEvent("hidden"),
+              hiddenCloseMs,
+            );
           }
         } else {
           timers.cancel("hidden");
-          if (shared.hidden) {
-            shared.hidden = false;
+          if (this.#hidden) {
+            this.#hidden = false;
             this.#resume(0);
           }
         }
-        return;
-      case "hidden": // for hiddenCloseMs
-        shared.hidden = true;
-        return this.#update();
-      case "resume":
-        return this.#update();
     }
   }
 
+  /** Why attempts are paused now, if they are. */
+  get #pausedFor(): PauseReason | undefined {
+    return this.#offline ? "offline" : this.#hidden ? "hidden" : undefined;
+  }
+
   /**
-   * `policy.delayFor(restartCount)` as a delay a timer can wait: one above
+   * A pause began: an attempt under way is ended (an open socket only when
+   * the page is hidden: one may outlive a spell offline, and the heartbeat
+   * finds it if it died); a wait is cut short.
+   */
+  #pauseStarted(): void {
+    const phase = this.#phase;
+    if (phase === "connecting" || (phase === "open" && this.#hidden)) {
+      this.#disconnect("ending", `paused: ${this.#pausedFor}`);
+    } else if (phase === "waiting" || phase === "paused") {
+      this.#pause();
+    }
+  }
+
+  /** A pause ended: the next attempt starts after `delayMs`, with the retries reset. Not after giving up. */
+  #resume(delayMs: number): void {
+    this.#retries = 0;
+    const phase = this.#phase;
+    if (phase === "waiting" || phase === "paused") this.#connectAfter(delayMs);
+  }
+
+  /** The next attempt, after `delayMs` (at once if 0), unless paused. */
+  #connectAfter(delayMs: number): void {
+    if (this.#pausedFor) return this.#pause();
+    if (!delayMs) return this.#connect(0);
+    this.#phase = "waiting";
+    this.#delayMs = delayMs;
+    this.context.timers.startSingleTimer("connect", new ConnectDue(), delayMs);
+  }
+
+  /**
+   * Tells the socket actor to connect: the current one, or, if it is
+   * stopping, the next one (the supervisor holds the order until then).
+   */
+  #connect(waitedMs: number): void {
+    this.context.timers.cancel("connect");
+    this.#phase = "connecting";
+    this.#pausedBy = undefined;
+    this.#publish(
+      new WebSocketConnecting(this.self, this.#retries + 1, waitedMs),
+    );
+    this.#supervisor.tell(new Connect());
+  }
+
+  #disconnect(phase: "ending" | "reconnecting", reason: string): void {
+    this.#phase = phase;
+    this.#supervisor.tell(new Disconnect(reason));
+  }
+
+  /** No attempts until the pause ends; reported once per reason. */
+  #pause(): void {
+    const reason = this.#pausedFor!;
+    this.context.timers.cancel("connect");
+    this.#phase = "paused";
+    if (this.#pausedBy === reason) return;
+    this.#pausedBy = reason;
+    this.#publish(new WebSocketPaused(this.self, reason));
+  }
+
+  /** The attempt ended, `close` says how: connect again at once, retry after a backoff, pause, or give up. */
+  #ended(close: CloseInfo): void {
+    const phase = this.#phase;
+    // Ended as this actor asked (or on its own just before): not a failure.
+    // After a pause that ended meanwhile, the next attempt starts at once.
+    if (phase === "reconnecting") return this.#connect(0);
+    if (phase === "ending") return this.#connectAfter(0);
+    if (phase !== "connecting" && phase !== "open") return;
+    const { shouldReconnect, maxRetries } = this.#settings;
+    let retry = true;
+    try {
+      retry = shouldReconnect?.(close) ?? true;
+    } catch (error) {
+      this.log.error("shouldReconnect threw; reconnecting", error);
+    }
+    if (retry && this.#pausedFor) return this.#pause();
+    const gaveUp = !retry
+      ? `shouldReconnect returned false for code ${close.code}`
+      : this.#retries >= maxRetries
+      ? `maxRetries (${maxRetries}) reached`
+      : "";
+    if (gaveUp) {
+      this.#phase = "gave-up";
+      return this.#publish(new WebSocketGaveUp(this.self, gaveUp, close));
+    }
+    const delayMs = this.#delayFor(this.#retries++);
+    this.#publish(
+      new WebSocketReconnectScheduled(this.self, this.#retries + 1, delayMs),
+    );
+    this.#connectAfter(delayMs);
+  }
+
+  /**
+   * `policy.delayFor(retries)` as a delay a timer can wait: one above
    * MAX_TIMER_DELAY_MS is clamped to it; if the policy throws or returns
    * NaN, a negative number or a non-number, the error is logged and the
    * delay is 30 s, so that a broken custom policy causes neither a retry
    * storm nor a crash.
    */
-  #delayFor(restartCount: number): number {
+  #delayFor(retries: number): number {
     let delayMs: unknown;
     try {
-      delayMs = this.#shared.settings.policy.delayFor(restartCount);
+      delayMs = this.#settings.policy.delayFor(retries);
     } catch (error) {
       this.log.error(
-        `policy.delayFor(${restartCount}) threw; waiting ${FALLBACK_DELAY_MS} ms`,
+        `policy.delayFor(${retries}) threw; waiting ${FALLBACK_DELAY_MS} ms`,
         error,
       );
       return FALLBACK_DELAY_MS;
@@ -174,34 +408,23 @@ export class ConnectionActor extends Actor<unknown> {
       return Math.min(delayMs, MAX_TIMER_DELAY_MS);
     }
     this.log.error(
-      `policy.delayFor(${restartCount}) returned ${
+      `policy.delayFor(${retries}) returned ${
         describeValue(delayMs)
       }, not a delay; waiting ${FALLBACK_DELAY_MS} ms`,
     );
     return FALLBACK_DELAY_MS;
   }
 
-  /**
-   * The pause flags changed, or it is time to connect again: the socket
-   * actor is told; while a backoff wait is under way, it ends now (the new
-   * socket actor reads the flags as it starts).
-   */
-  #update(): void {
-    const socket = this.#shared.socket;
-    if (socket) socket.tell("update");
-    else this.#supervisor.tell(BackoffSupervisor.RespawnNow);
+  #publish(event: WebSocketEvent): void {
+    publishEvent(this, this.#settings.subscriber, event);
   }
 
-  /**
-   * A fresh start after `delayMs`, with the retry count reset. A `Reconnect`
-   * goes to a live socket actor at once (it replaces an open socket too).
-   */
-  #resume(delayMs: number, reconnect?: Reconnect): void {
-    const shared = this.#shared;
-    shared.attempts = shared.retries = 0;
-    shared.delayMs = delayMs;
-    this.#supervisor.tell(BackoffSupervisor.Reset);
-    if (reconnect && shared.socket) shared.socket.tell(reconnect);
-    else this.context.timers.startSingleTimer("resume", "resume", delayMs);
+  #deadLetter(message: unknown, reason: string): void {
+    this.context.system.publishDeadLetter(
+      message,
+      this.sender as never,
+      this.self as never,
+      reason,
+    );
   }
 }

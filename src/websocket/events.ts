@@ -9,8 +9,10 @@
  * @module
  */
 
+import type { Actor } from "../runtime/actor.ts";
 import type { ActorRef } from "../runtime/actor_ref.ts";
 import type { WebSocketCommand } from "./messages.ts";
+import type { WebSocketOptions } from "./options.ts";
 import type { CloseInfo } from "./websocket_like.ts";
 
 /**
@@ -329,4 +331,23 @@ export class WebSocketMessageDropped extends WebSocketEvent {
     this.reason = reason;
     this.droppedTotal = droppedTotal;
   }
+}
+
+/**
+ * Tells `subscriber` and the event stream of `reporter`'s system about
+ * `event`, in `reporter`'s turn. A subscriber function that throws is
+ * logged: it must not break the actor that reports. Internal to this module.
+ */
+export function publishEvent(
+  reporter: Actor<unknown>,
+  subscriber: WebSocketOptions["subscriber"],
+  event: WebSocketEvent,
+): void {
+  try {
+    if (typeof subscriber === "function") subscriber(event);
+    else subscriber?.tell(event);
+  } catch (error) {
+    reporter.log.error("WebSocket subscriber threw", error);
+  }
+  reporter.context.system.eventStream.publish(event);
 }

@@ -8,7 +8,7 @@
  * @module
  */
 
-import { fail } from "../backoff/_validation.ts";
+import { fail } from "../validation.ts";
 import type { WebSocketData } from "./websocket_like.ts";
 
 /**

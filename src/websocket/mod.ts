@@ -3,9 +3,10 @@
 
 /**
  * A WebSocket that comes back by itself, as an actor: a connection actor
- * whose BackoffSupervisor respawns the socket actor after each failure with
- * a growing delay, jittered on every attempt (the cap included, so a fleet
- * of clients spreads out instead of retrying in step).
+ * that retries after a growing delay, jittered on every attempt (the cap
+ * included, so a fleet of clients spreads out instead of retrying in step),
+ * over a BackoffSupervisor that gives each attempt a fresh socket actor and
+ * keeps the waiting messages, in order, from one to the next.
  *
  * - `Send`s made while disconnected wait (bounded by `maxQueued`; past it
  *   they go to dead letters, counted) and go out in order on reconnect; a

@@ -9,8 +9,7 @@
 
 import type { BackoffPolicy } from "../backoff/backoff_policy.ts";
 import { exponentialBackoff } from "../backoff/exponential.ts";
-import { MAX_TIMER_DELAY_MS } from "../backoff/max_timer_delay.ts";
-import { checkNumber, fail } from "../backoff/_validation.ts";
+import { checkNumber, fail, MAX_TIMER_DELAY_MS } from "../validation.ts";
 import { ActorRef } from "../runtime/actor_ref.ts";
 import type { WebSocketEvent } from "./events.ts";
 import { isWebSocketData } from "./messages.ts";

@@ -2,17 +2,19 @@
 // This module is browser compatible.
 
 /**
- * The socket actor: owns one WebSocket at a time, for one run of the
- * BackoffSupervisor's child. It stops itself when a connection fails or
- * closes and should be retried; the supervisor then respawns it after the
- * policy's delay, and the messages it had not sent (its stash and mailbox)
- * go back to the supervisor's stash through the runtime's child-lifecycle
- * hook, in order, for the next socket actor.
+ * The socket actor: the BackoffSupervisor's child, one per attempt. It
+ * reports `SocketReady` as it starts, holds the `Send`s it gets until it is
+ * told to `Connect`, makes one WebSocket, and reports what happens to it
+ * (see `socket_protocol.ts`). When the attempt ends, it reports
+ * `SocketEnded` and stops: the supervisor spawns the next socket actor at
+ * once, and hands it the messages this one had not sent (its stash and
+ * mailbox, through the runtime's port for patterns), in order. When to
+ * connect again is the connection actor's decision, not this actor's.
  *
- * It stops rather than throws: the runtime would dead-letter a message that
- * crashed it, and the supervisor treats a stop and a crash alike. Pauses
- * (offline, hidden page, giving up) keep it alive without a socket, so the
- * messages it holds stay in order and a resume needs no respawn.
+ * If it crashes instead (a socket whose `send` throws, a heartbeat
+ * `message` function that throws), the message it was handling goes to
+ * dead letters and the supervisor replaces it just the same; the next one's
+ * `SocketReady` tells the connection actor.
  *
  * The socket's own events (open, message, close) and the URL function's
  * result are handled as they come, not through the mailbox: JavaScript runs
@@ -24,19 +26,26 @@
  */
 
 import { Actor } from "../runtime/actor.ts";
-import { BackoffSupervisor } from "../patterns/backoff_supervisor.ts";
+import type { ActorRef } from "../runtime/actor_ref.ts";
+import { describeError, describeValue } from "../validation.ts";
 import {
+  publishEvent,
   WebSocketClosed,
-  WebSocketConnecting,
-  WebSocketGaveUp,
   WebSocketMessage,
   WebSocketOpened,
-  WebSocketPaused,
 } from "./events.ts";
-import { Reconnect, Send, Sent } from "./messages.ts";
-import { URL_EXPECTED, webSocketUrl } from "./options.ts";
-import { describeError, describeValue } from "../supervision/describe_value.ts";
-import type { SharedState } from "./shared_state.ts";
+import { Close, Send, Sent, type WebSocketCommand } from "./messages.ts";
+import { type Settings, URL_EXPECTED, webSocketUrl } from "./options.ts";
+import {
+  Connect,
+  Disconnect,
+  SendDropped,
+  SocketClosed,
+  SocketEnded,
+  SocketOpened,
+  SocketReady,
+  SocketStable,
+} from "./socket_protocol.ts";
 import type {
   CloseInfo,
   WebSocketConstructor,
@@ -52,123 +61,106 @@ const failure = (reason: string): CloseInfo => ({
   wasClean: false,
 });
 
-/**
- * One WebSocket at a time; see the module doc. Besides `Send` and
- * `Reconnect` it accepts "update" from the connection actor: the pause
- * flags changed, or it is time to connect again. Its timers run only while
- * it has an attempt under way or open: "ping" and "stable" deliver their
- * key; "deadline" (the connection timeout, then, while open, the
- * heartbeat's timeout after a ping) delivers the failure it detects.
- * Internal to this module.
- */
+/** The "ping" timer's message: time to send a ping. */
+class Ping {
+  declare private readonly brand: "ping";
+}
+
+/** One attempt; see the module doc. Internal to this module. */
 export class SocketActor extends Actor<unknown> {
-  readonly #shared: SharedState;
+  readonly #settings: Settings;
+  /** The connection actor: its events name it. */
+  readonly #connection: ActorRef<WebSocketCommand>;
   #ws?: WebSocketLike;
   /** A token for the attempt under way or open, if any: each attempt's handlers compare theirs to it. */
   #attempt?: object;
-  /** The pause last reported, so each is reported once. */
-  #pausedBy?: string;
+  /** Whether the socket opened (until the attempt ends). */
+  #open = false;
+  /** `Send`s stashed, waiting for the socket to open. */
+  #waiting = 0;
 
-  constructor(shared: SharedState) {
+  constructor(settings: Settings, connection: ActorRef<WebSocketCommand>) {
     super();
-    this.#shared = shared;
+    this.#settings = settings;
+    this.#connection = connection;
   }
 
   override preStart(): void {
-    const shared = this.#shared;
-    shared.socket = this.self;
-    this.#update();
+    this.#report(new SocketReady());
   }
 
+  /** Stopped with its parent (`Close` was handled first) or by a crash: the socket, if any, is closed. */
   override postStop(): void {
-    const shared = this.#shared;
-    if (shared.socket === this.self) shared.socket = undefined;
-    this.#end(shared.close.code, shared.close.reason);
+    this.#end(1000, "");
   }
 
   onReceive(message: unknown): void {
-    const shared = this.#shared;
-    const heartbeat = shared.settings.heartbeat!;
-    const timers = this.context.timers;
     if (message instanceof Send) return this.#send(message);
-    if (message instanceof Reconnect) {
-      this.#end(1000, "reconnect");
-      return this.#connect();
-    }
-    switch (message) {
-      case "update":
-        return this.#update();
-      case "ping": {
-        const ping = heartbeat.message ?? "ping";
-        this.#ws!.send(typeof ping === "function" ? ping() : ping);
-        if (!timers.isTimerActive("deadline")) {
-          timers.startSingleTimer(
-            "deadline",
-            failure(`no frame within ${heartbeat.timeoutMs} ms of a ping`),
-            heartbeat.timeoutMs,
-          );
-        }
-        return;
+    if (message instanceof Connect) return this.#connect();
+    if (message instanceof Disconnect) {
+      if (this.#attempt) {
+        this.#ended({ code: 1000, reason: message.reason, wasClean: true });
       }
-      case "stable":
-        // Up long enough: the next failure starts again from the first delay.
-        shared.attempts = shared.retries = 0;
-        return this.context.parent.tell(BackoffSupervisor.Reset);
-      default: // the failure the "deadline" timer detected
-        return this.#ended(message as CloseInfo);
+      return;
     }
+    if (message instanceof Close) {
+      this.#end(message.code, message.reason);
+      return this.#report(new SocketClosed());
+    }
+    // Its timers: "ping"; "stable", whose report is passed on; "deadline"
+    // (the connection timeout, or the heartbeat's after a ping), whose
+    // report says how the attempt failed.
+    if (message instanceof Ping) return this.#ping();
+    if (message instanceof SocketStable) return this.#report(message);
+    if (message instanceof SocketEnded) return this.#ended(message.close);
+    this.context.system.publishDeadLetter(
+      message,
+      this.sender as never,
+      this.self as never,
+      "not handled",
+    );
   }
 
   /**
-   * Sends if open, else keeps the message for later, in order. (An open
+   * Sends if open, else keeps the message until the socket opens, in order.
+   * At most `maxQueued` wait while no socket is open; while one is open but
+   * closing, the stash (of that capacity) keeps those in flight. (An open
    * socket throws only for a bad frame, which `Send` already refused; if it
-   * threw anyway, this actor would crash and be respawned like after a
-   * close, with the message in dead letters.)
+   * threw anyway, this actor would crash and be replaced, with the message
+   * in dead letters.)
    */
   #send(send: Send): void {
-    const shared = this.#shared;
+    const { maxQueued } = this.#settings;
     const ws = this.#ws;
     if (ws?.readyState === OPEN) {
-      shared.pending--; // first: should send throw, the crash must not keep the slot
       ws.send(send.data);
       this.sender?.tell(new Sent(send), this.self as never);
-    } else if (!this.context.stash()) {
-      // More arrived in flight while open than maxQueued, and the socket closed.
-      shared.pending--;
-      shared.drop(send, null); // the runtime published its dead letter
+    } else if (!this.#open && this.#waiting >= maxQueued) {
+      this.context.system.publishDeadLetter(
+        send,
+        this.sender as never,
+        this.#connection as never,
+        `queue full (maxQueued ${maxQueued})`,
+      );
+      this.#report(new SendDropped(send));
+    } else if (this.context.stash()) {
+      this.#waiting++;
+    } else {
+      this.#report(new SendDropped(send)); // the runtime published its dead letter
     }
   }
 
-  /**
-   * Pauses (closing the socket) if it must, else connects unless an attempt
-   * is under way.
-   */
-  #update(): void {
-    const shared = this.#shared;
-    const pause = shared.pausedBy;
-    if (shared.halted) return; // only Reconnect goes on from here
-    if (!pause) {
-      this.#pausedBy = undefined;
-      if (!this.#attempt) this.#connect();
-    } else if ((shared.hidden || !shared.open) && this.#pausedBy !== pause) {
-      // An open socket may outlive a spell offline; the heartbeat finds it if it died.
-      this.#end(1000, `paused: ${pause}`);
-      this.#pausedBy = pause;
-      shared.emit(WebSocketPaused, pause);
-    }
-  }
-
-  /** Starts an attempt, after `shared.delayMs` was waited. */
+  /** Starts the attempt. */
   #connect(): void {
-    const shared = this.#shared;
-    const { url, WebSocket, protocols, connectionTimeoutMs } = shared.settings;
+    const { url, WebSocket, protocols, connectionTimeoutMs } = this.#settings;
     const timers = this.context.timers;
     const attempt = this.#attempt = {};
     const current = () => attempt === this.#attempt;
-    shared.emit(WebSocketConnecting, ++shared.attempts, shared.delayMs);
     timers.startSingleTimer(
       "deadline",
-      failure(`connection timed out after ${connectionTimeoutMs} ms`),
+      new SocketEnded(
+        failure(`connection timed out after ${connectionTimeoutMs} ms`),
+      ),
       connectionTimeoutMs,
     );
     new Promise<unknown>((resolve) =>
@@ -199,7 +191,7 @@ export class SocketActor extends Actor<unknown> {
       ws.onmessage = ({ data }: { data: unknown }) => {
         if (!current()) return;
         timers.cancel("deadline");
-        shared.emit(WebSocketMessage, data);
+        this.#publish(new WebSocketMessage(this.#connection, data));
       };
       ws.onclose = ({ code, reason, wasClean }: CloseInfo) =>
         current() && this.#ended({ code, reason, wasClean });
@@ -211,57 +203,66 @@ export class SocketActor extends Actor<unknown> {
   }
 
   #opened(): void {
-    const shared = this.#shared;
-    const { heartbeat, minUptimeMs } = shared.settings;
+    const { heartbeat, minUptimeMs } = this.#settings;
     const timers = this.context.timers;
-    shared.open = true;
+    this.#open = true;
     timers.cancel("deadline");
-    shared.emit(WebSocketOpened, this.#ws!.protocol);
+    this.#publish(new WebSocketOpened(this.#connection, this.#ws!.protocol));
+    this.#report(new SocketOpened());
     if (heartbeat) {
-      timers.startTimerWithFixedDelay("ping", "ping", heartbeat.intervalMs);
+      timers.startTimerWithFixedDelay("ping", new Ping(), heartbeat.intervalMs);
     }
-    timers.startSingleTimer("stable", "stable", minUptimeMs);
+    timers.startSingleTimer("stable", new SocketStable(), minUptimeMs);
+    this.#waiting = 0;
     this.context.unstashAll();
   }
 
-  /** The attempt failed or the socket closed: retry after a backoff, pause, or give up. */
+  /** Sends a ping, and fails the socket if no frame at all comes back within `timeoutMs`. */
+  #ping(): void {
+    const { message = "ping", timeoutMs } = this.#settings.heartbeat!;
+    const timers = this.context.timers;
+    this.#ws!.send(typeof message === "function" ? message() : message);
+    if (!timers.isTimerActive("deadline")) {
+      timers.startSingleTimer(
+        "deadline",
+        new SocketEnded(failure(`no frame within ${timeoutMs} ms of a ping`)),
+        timeoutMs,
+      );
+    }
+  }
+
+  /** The attempt is over: reported, and this actor stops (the supervisor spawns the next). */
   #ended(close: CloseInfo): void {
-    const shared = this.#shared;
-    const { shouldReconnect, maxRetries } = shared.settings;
     this.#end(close.code, close.reason, close.wasClean);
-    let retry = true;
-    try {
-      retry = shouldReconnect?.(close) ?? true;
-    } catch (error) {
-      this.log.error("shouldReconnect threw; reconnecting", error);
-    }
-    if (retry && shared.pausedBy) return this.#update();
-    const gaveUp = !retry
-      ? `shouldReconnect returned false for code ${close.code}`
-      : shared.retries >= maxRetries
-      ? `maxRetries (${maxRetries}) reached`
-      : "";
-    if (gaveUp) {
-      shared.halted = true;
-      return shared.emit(WebSocketGaveUp, gaveUp, close);
-    }
-    shared.socket = undefined;
+    this.#report(new SocketEnded(close));
     this.context.stopSelf();
   }
 
-  /** Stops every timer; closes the socket of the current attempt, if any, and reports it. */
+  /** Stops every timer; closes the socket of the attempt, if any, and reports it. */
   #end(code: number, reason: string, wasClean = true): void {
     const ws = this.#ws;
     this.context.timers.cancelAll();
     if (!this.#attempt) return;
-    this.#attempt = undefined;
-    this.#ws = undefined;
-    this.#shared.open = false;
+    this.#attempt = this.#ws = undefined;
+    this.#open = false;
     // Its handlers may still fire; they check the attempt, which is over.
     if (ws && ws.readyState <= OPEN) {
       // 1006 may not be sent: a failure the client detected closes with 4000.
       ws.close(code === 1006 ? 4000 : code, reason);
     }
-    this.#shared.emit(WebSocketClosed, code, reason, wasClean);
+    this.#publish(
+      new WebSocketClosed(this.#connection, code, reason, wasClean),
+    );
+  }
+
+  /** Tells the connection actor, through the supervisor (which passes what its child tells it on to its own parent). */
+  #report(report: object): void {
+    this.context.parent.tell(report, this.self as never);
+  }
+
+  #publish(
+    event: WebSocketOpened | WebSocketMessage | WebSocketClosed,
+  ): void {
+    publishEvent(this, this.#settings.subscriber, event);
   }
 }

@@ -12,12 +12,11 @@ import { Props } from "../runtime/props.ts";
 import { ConnectionActor } from "./connection_actor.ts";
 import type { WebSocketCommand } from "./messages.ts";
 import { settingsFrom, type WebSocketOptions } from "./options.ts";
-import { SharedState } from "./shared_state.ts";
 
 /**
- * Props for a WebSocket connection actor that reconnects by itself.
- * Underneath, a BackoffSupervisor respawns a socket actor (which owns one
- * WebSocket) after each failure with a jittered, growing delay; `Send`s made
+ * Props for a WebSocket connection actor that reconnects by itself, after
+ * a jittered, growing delay. Underneath, a BackoffSupervisor gives each
+ * attempt a fresh socket actor (which owns its WebSocket); `Send`s made
  * while disconnected wait, bounded by `maxQueued`, and go out in order on
  * reconnect. Options are checked here, so a bad one throws at this call.
  *
@@ -51,9 +50,7 @@ export function websocketProps(
   options: WebSocketOptions,
 ): Props<WebSocketCommand> {
   const settings = settingsFrom(options);
-  return Props.create(() =>
-    new ConnectionActor(new SharedState(settings))
-  ) as Props<unknown> as Props<
-    WebSocketCommand
-  >;
+  return Props.create(() => new ConnectionActor(settings)) as Props<
+    unknown
+  > as Props<WebSocketCommand>;
 }

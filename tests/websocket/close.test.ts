@@ -4,7 +4,7 @@
 
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { ActorStopped, ActorSystem } from "../../mod.ts";
+import { ActorStarted, ActorStopped, ActorSystem } from "../../mod.ts";
 import {
   Close,
   Reconnect,
@@ -59,7 +59,12 @@ describe("Close", () => {
       const h = harness();
       try {
         const page = new FakePage();
+        const started: string[] = [];
         const stopped: string[] = [];
+        h.system.eventStream.subscribe(
+          ActorStarted,
+          (e) => started.push(e.ref.path),
+        );
         h.system.eventStream.subscribe(
           ActorStopped,
           (e) => stopped.push(e.ref.path),
@@ -78,13 +83,13 @@ describe("Close", () => {
         assert.equal(h.clock.countTimers(), 0, "timers left");
         assert.deepEqual(h.network.live, [], "sockets left open");
         assert.equal(page.allListeners, 0, "page listeners left");
-        assert.deepEqual(
-          stopped.filter((p) => p.startsWith("/user/conn")).sort(),
-          [
-            "/user/conn",
-            "/user/conn/backoff",
-            "/user/conn/backoff/socket-1",
-          ].sort(),
+        // Every actor of the connection (the socket actors: one per attempt) stopped.
+        const ours = (paths: string[]) =>
+          paths.filter((p) => p.startsWith("/user/conn")).sort();
+        assert.deepEqual(ours(stopped), ours(started));
+        assert.ok(
+          ["/user/conn", "/user/conn/backoff", "/user/conn/backoff/socket-1"]
+            .every((path) => stopped.includes(path)),
         );
         const socket = h.network.last;
         if (phase === "connecting" || phase.startsWith("open")) {
@@ -99,6 +104,40 @@ describe("Close", () => {
       }
     });
   }
+
+  it("while a socket actor is being replaced: nothing is left, and the waiting message is a dead letter", async () => {
+    const h = harness();
+    try {
+      const started: string[] = [];
+      const stopped: string[] = [];
+      h.system.eventStream.subscribe(
+        ActorStarted,
+        (e) => started.push(e.ref.path),
+      );
+      h.system.eventStream.subscribe(
+        ActorStopped,
+        (e) => stopped.push(e.ref.path),
+      );
+      h.network.answer = "hang";
+      const connection = h.connect({}, "conn");
+      await h.tick(0);
+      h.network.last.refuse(); // the socket actor ends its attempt and stops
+      connection.tell(new Send("pending"));
+      connection.tell(new Close(4002, "bye")); // held for the next socket actor
+      await h.tick(1);
+      const ours = (paths: string[]) =>
+        paths.filter((p) => p.startsWith("/user/conn")).sort();
+      assert.deepEqual(ours(stopped), ours(started));
+      assert.equal(ours(stopped).length, 4); // conn, backoff, socket-1 and -2
+      assert.equal(h.clock.countTimers(), 0);
+      assert.deepEqual(
+        h.deadLetters.map((d) => (d.message as Send).data),
+        ["pending"],
+      );
+    } finally {
+      await h.done();
+    }
+  });
 
   it("makes later messages dead letters, Reconnect included", async () => {
     const h = harness();

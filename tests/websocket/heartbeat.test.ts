@@ -5,8 +5,10 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import {
+  Send,
   WebSocketClosed,
   WebSocketConnecting,
+  WebSocketReconnectScheduled,
 } from "../../src/websocket/mod.ts";
 import { harness } from "./_setup.ts";
 
@@ -137,6 +139,44 @@ describe("heartbeat", () => {
         [[1, 0], [2, 100]],
       );
       assert.equal(h.network.last.readyState, 1);
+    } finally {
+      await h.done();
+    }
+  });
+
+  it("replaces a socket actor whose heartbeat message function throws, and retries after the policy's delay", async () => {
+    const h = harness();
+    try {
+      let pings = 0;
+      const connection = h.connect({
+        policy: doubling,
+        heartbeat: {
+          intervalMs: 1_000,
+          timeoutMs: 500,
+          message: () => {
+            if (++pings === 1) throw new Error("ping bug");
+            return "ping";
+          },
+        },
+      });
+      connection.tell(new Send("kept"));
+      await h.tick(1_001); // opened at 1, "kept" sent; the first ping throws
+      assert.deepEqual(h.network.sockets[0].sent, ["kept"]);
+      assert.deepEqual(h.network.sockets[0].closeCalls, [{
+        code: 1000,
+        reason: "",
+      }]);
+      assert.deepEqual(
+        h.of(WebSocketReconnectScheduled).map((e) => [e.attempt, e.delayMs]),
+        [[2, 100]],
+      );
+      // The supervisor logged the crash.
+      assert.ok(h.logs.some((record) => record.message.includes("ping bug")));
+      await h.tick(101);
+      assert.equal(h.network.sockets.length, 2);
+      assert.equal(h.network.last.readyState, 1);
+      await h.tick(1_000);
+      assert.deepEqual(h.network.last.sent, ["ping"]);
     } finally {
       await h.done();
     }

@@ -15,6 +15,7 @@ import {
   WebSocketReconnectScheduled,
 } from "../../src/websocket/mod.ts";
 import { describeEvents, harness, seededRandom } from "./_setup.ts";
+import { FakePage } from "./_fake_page.ts";
 
 /** 100, 200, 400, ... ms: easy to read in assertions. */
 const doubling = { delayFor: (n: number) => 100 * 2 ** n };
@@ -505,6 +506,30 @@ describe("reconnecting", () => {
       }]);
       assert.equal(h.network.last.readyState, 1);
       assert.equal(h.of(WebSocketReconnectScheduled).length, 0);
+    } finally {
+      await h.done();
+    }
+  });
+
+  it("Reconnect right after a pause began, while the attempt is being ended, connects again at once", async () => {
+    const h = harness();
+    try {
+      const page = new FakePage();
+      h.network.answer = "hang";
+      const connection = h.connect({ page, policy: doubling });
+      await h.tick(0);
+      page.goOffline(); // the attempt under way is being abandoned...
+      connection.tell(new Reconnect()); // ...and Reconnect goes on regardless
+      await h.tick(0);
+      assert.equal(h.network.sockets.length, 2);
+      assert.deepEqual(h.network.sockets[0].closeCalls, [{
+        code: 1000,
+        reason: "paused: offline",
+      }]);
+      assert.deepEqual(
+        h.of(WebSocketConnecting).map((e) => [e.attempt, e.delayMs]),
+        [[1, 0], [1, 0]],
+      );
     } finally {
       await h.done();
     }

@@ -1,0 +1,102 @@
+// Copyright 2026 the understudy authors. MIT license.
+// This module is browser compatible.
+
+/**
+ * What the connection actor and its socket actors say to each other. All of
+ * it goes through the BackoffSupervisor between them: the connection's
+ * orders are forwarded to the current socket actor (and held, in order with
+ * the `Send`s, while a new one is being spawned); a socket actor's reports
+ * to its parent are passed on to the supervisor's parent, the connection
+ * actor.
+ *
+ * Nothing else is shared: the connection actor owns the decisions (when to
+ * connect, pauses, retries, giving up) and the counts; a socket actor owns
+ * its WebSocket, its timers and the `Send`s waiting for that socket to open.
+ *
+ * ```
+ * connection ── Connect, Disconnect, Close, Send ──▶ socket
+ * connection ◀── SocketReady, SocketOpened, SocketStable,
+ *                SocketEnded, SocketClosed, SendDropped ── socket
+ * ```
+ *
+ * Internal to this module.
+ *
+ * @module
+ */
+
+import type { Send } from "./messages.ts";
+import type { CloseInfo } from "./websocket_like.ts";
+
+// ───── the connection's orders ─────
+
+/**
+ * Start the attempt. Told once per attempt; when the socket actor that
+ * ended the last one is still stopping, the supervisor holds it for the
+ * next.
+ */
+export class Connect {
+  declare private readonly brand: "connect";
+}
+
+/**
+ * End the attempt, with code 1000 and `reason`: a pause, or a `Reconnect`.
+ * One that finds no attempt (it ended on its own meanwhile) changes nothing.
+ */
+export class Disconnect {
+  /** The close reason, such as "paused: offline". */
+  declare readonly reason: string;
+  constructor(reason: string) {
+    this.reason = reason;
+  }
+}
+
+// ───── a socket actor's reports ─────
+
+/**
+ * A socket actor started. One that comes before the previous socket actor
+ * reported its `SocketEnded` means that one crashed.
+ */
+export class SocketReady {
+  declare private readonly brand: "ready";
+}
+
+/** The socket opened. */
+export class SocketOpened {
+  declare private readonly brand: "opened";
+}
+
+/**
+ * The socket has been open for `minUptimeMs`: the retries start again from
+ * 0. (The socket actor's "stable" timer delivers it, and it is passed on.)
+ */
+export class SocketStable {
+  declare private readonly brand: "stable";
+}
+
+/**
+ * The attempt ended: the socket closed or failed, or a `Disconnect` ended
+ * it. The socket actor stops; the supervisor spawns the next one at once.
+ * (The socket actor's deadline timer delivers one to itself: the attempt
+ * failed.)
+ */
+export class SocketEnded {
+  /** How it ended (as `WebSocketClosed` reported it). */
+  declare readonly close: CloseInfo;
+  constructor(close: CloseInfo) {
+    this.close = close;
+  }
+}
+
+/** The `Close` was done: the socket, if any, is closed. The connection may stop. */
+export class SocketClosed {
+  declare private readonly brand: "closed";
+}
+
+/** A `Send` over `maxQueued` went to dead letters; the connection counts it and reports it. */
+export class SendDropped {
+  /** The message. */
+  declare readonly send: Send;
+  constructor(send: Send) {
+    this.send = send;
+  }
+}
