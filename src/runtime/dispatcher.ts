@@ -8,22 +8,30 @@
  * One microtask starts a drain; the loop then runs every ready actor in
  * turn (each for at most {@linkcode THROUGHPUT} messages, for fairness)
  * until nothing is ready. So a message costs a few field or array
- * operations and a call, not a microtask. To keep the host responsive, the
- * loop checks the clock every {@linkcode CLOCK_CHECK_INTERVAL} actor runs
- * and, after {@linkcode SLICE_MS} of work (timed from the first check, so a
- * short drain never reads the clock), yields to the event loop, letting
- * timers, I/O and rendering in.
+ * operations and a call, not a microtask.
  *
- * The yield is a `MessageChannel` message where one exists: a macrotask with
- * no minimum delay (`setTimeout(0)` waits at least 1 ms in Node and 4 ms in
- * nested browser timers, which would idle a busy loop a fifth of the time).
- * But Node, Deno and Bun deliver such messages ahead of due timers, so the
- * first yield of a busy stretch also arms a `setTimeout(0)` probe; if it has
- * not fired a slice later, the loop waits for it, and resumes from it, after
- * every timer due before it has run. Timers thus wait at most about two
- * slices, and the 1 ms clamp is paid once per stretch, not once per slice.
- * Channel and probe are released whenever the loop runs dry, so neither keeps
- * a process alive.
+ * To keep the host responsive, the loop checks the clock every
+ * {@linkcode CLOCK_CHECK_INTERVAL} actor runs (a short drain never reads
+ * it) and works in slices of {@linkcode SLICE_MS}. Each slice starts by
+ * arming a `setTimeout(0)` probe; when the slice is over, the loop simply
+ * returns and resumes when the probe fires. The probe was armed a slice
+ * earlier, so it is already due: the host's minimum timer delay (1 ms in
+ * Node, 4 ms for nested timers in browsers) is never spent idle, and every
+ * timer that fell due during the slice runs before the loop does. A timer
+ * therefore waits at most about one slice. The probe's callback does not
+ * run the next slice itself, which would hold back the timers due with it
+ * (and nest the timers actors start): it posts a `MessageChannel` message,
+ * a macrotask with no minimum delay that the host runs after them, and the
+ * slice runs from that. Where there is no `MessageChannel` (workerd) the
+ * loop resumes from the probe directly. Channel and probe exist only while
+ * the loop is busy, so neither keeps a process alive. A channel message
+ * alone would not do: Node, Deno and Bun deliver such messages ahead of a
+ * due timer (Node and Bun a thousand in a row, Deno over a hundred).
+ *
+ * The loop never dies: a throw escaping an actor's run is handed to that
+ * runnable's {@linkcode Runnable.crashed} (which must leave the queue
+ * consistent), a throw from that is swallowed, and the loop goes on with
+ * the next ready actor.
  *
  * @module
  */
@@ -35,12 +43,17 @@ import { now } from "./timers.ts";
 export interface Runnable {
   /** Processes some of its messages; re-schedules itself if more remain. */
   run(): void;
+  /**
+   * Called when `run()` threw; the runnable must leave the queue in a
+   * consistent state (re-schedule itself if it still has work, or not).
+   */
+  crashed(error: unknown): void;
 }
 
 /** Messages one actor may process before the next ready actor gets a turn. */
 export const THROUGHPUT = 64;
 /** How long the loop works before yielding to the event loop. */
-export const SLICE_MS = 5;
+export const SLICE_MS = 4;
 /** Actor runs between clock checks; keeps `performance.now()` off the hot path. */
 const CLOCK_CHECK_INTERVAL = 128;
 const INITIAL_CAPACITY = 16; // a power of two
@@ -57,23 +70,31 @@ export class Dispatcher {
   #ready: (Runnable | undefined)[] = new Array(INITIAL_CAPACITY);
   #head = 0;
   #length = 0;
-  /** A drain is queued (microtask) or running. */
+  /** A drain is queued (microtask), running, or waiting for the probe. */
   #active = false;
-  /** Resumes the loop after a yield; open only while the loop is busy. */
-  #channel: MessageChannel | undefined = undefined;
-  /** The pending `setTimeout(0)` probe, and when it was armed. */
+  /**
+   * The `setTimeout(0)` armed when a slice starts; the loop yields by
+   * returning, and resumes when it fires. Pending only while the loop is busy.
+   */
   #probe: unknown = undefined;
-  #probeArmedAt = 0;
-  /** The loop yielded until the probe fires. */
-  #awaitingProbe = false;
-  readonly #drain = (): void => this.#run();
-  readonly #resume = (): void => this.#run();
+  /** Resumes the loop after the probe; open only while the loop is busy. */
+  #channel: MessageChannel | undefined = undefined;
+  readonly #drain = (): void => this.#run(-1);
+  readonly #resume = (): void => this.#run(this.#startSlice());
   readonly #probeFired = (): void => {
     this.#probe = undefined;
-    if (this.#awaitingProbe) {
-      this.#awaitingProbe = false;
-      this.#run();
+    // Resuming inside the timer's callback would hold back the timers due
+    // with it; a message runs after them (and starts no nested timers).
+    const Channel = globalThis.MessageChannel;
+    if (typeof Channel !== "function") {
+      this.#resume(); // no MessageChannel (workerd): resume here
+      return;
     }
+    if (this.#channel === undefined) {
+      this.#channel = new Channel();
+      this.#channel.port1.onmessage = this.#resume;
+    }
+    this.#channel.port2.postMessage(undefined);
   };
 
   /** Queues `runnable`; the caller ensures it is not queued already. */
@@ -97,10 +118,8 @@ export class Dispatcher {
     this.#idle();
   }
 
-  #run(): void {
-    // The slice is timed from the first clock check, not from the start: a
-    // short drain (one message, the common case) never reads the clock.
-    let sliceStart = -1;
+  /** Drains the queue; `sliceStart` < 0 until the first clock check. */
+  #run(sliceStart: number): void {
     let untilClockCheck = CLOCK_CHECK_INTERVAL;
     for (;;) {
       let runnable = this.#first;
@@ -115,45 +134,37 @@ export class Dispatcher {
       } else {
         break;
       }
-      runnable.run();
+      try {
+        runnable.run();
+      } catch (error) {
+        crash(runnable, error);
+      }
       if (--untilClockCheck === 0) {
         untilClockCheck = CLOCK_CHECK_INTERVAL;
-        const t = now();
+        // A short drain (one message, the common case) never reads the
+        // clock; a long one is timed from its first check.
         if (sliceStart < 0) {
-          sliceStart = t;
+          sliceStart = this.#startSlice();
         } else if (
-          t - sliceStart >= SLICE_MS &&
-          (this.#first !== undefined || this.#length > 0)
+          now() - sliceStart >= SLICE_MS &&
+          (this.#first !== undefined || this.#length > 0) &&
+          this.#active // not closed meanwhile: then drain to the end
         ) {
-          this.#yield();
-          return; // still active: schedule() must not start a second loop
+          return; // yield until the probe fires; still active
         }
       }
     }
     this.#idle();
   }
 
-  #yield(): void {
-    const t = now();
-    if (this.#probe === undefined) {
-      this.#probe = globalThis.setTimeout(this.#probeFired, 0);
-      this.#probeArmedAt = t;
-    }
-    const Channel = globalThis.MessageChannel;
-    if (typeof Channel !== "function" || t - this.#probeArmedAt >= SLICE_MS) {
-      this.#awaitingProbe = true; // let the due timers in first
-      return;
-    }
-    if (this.#channel === undefined) {
-      this.#channel = new Channel();
-      this.#channel.port1.onmessage = this.#resume;
-    }
-    this.#channel.port2.postMessage(undefined);
+  /** Arms the probe the slice that starts now will wait for; returns the time. */
+  #startSlice(): number {
+    this.#probe ??= globalThis.setTimeout(this.#probeFired, 0);
+    return now();
   }
 
   #idle(): void {
     this.#active = false;
-    this.#awaitingProbe = false;
     if (this.#probe !== undefined) {
       globalThis.clearTimeout(this.#probe as number);
       this.#probe = undefined;
@@ -169,5 +180,14 @@ export class Dispatcher {
     const old = this.#ready;
     this.#ready = ringSlots(old, this.#head, this.#length, old.length * 2);
     this.#head = 0;
+  }
+}
+
+/** Hands a throw that escaped `run()` to its runnable; nothing escapes. */
+function crash(runnable: Runnable, error: unknown): void {
+  try {
+    runnable.crashed(error);
+  } catch {
+    // The runnable failed to recover; the loop must go on regardless.
   }
 }

@@ -6,6 +6,7 @@
 import { afterEach, beforeEach, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import type { ActorRef, ActorSystem } from "../../mod.ts";
+import { Dispatcher, type Runnable } from "../../src/runtime/dispatcher.ts";
 import { createSystem, fnProps, settle, waitUntil } from "./_helpers.ts";
 
 /** When a `setTimeout(0)` scheduled now fires: elapsed ms and a snapshot taken then. */
@@ -103,6 +104,36 @@ describe("Dispatcher", () => {
     );
   });
 
+  it("yields through its timer alone where there is no MessageChannel", async () => {
+    // As in workerd: the loop then resumes from the timer itself.
+    const saved = Object.getOwnPropertyDescriptor(globalThis, "MessageChannel");
+    Object.defineProperty(globalThis, "MessageChannel", {
+      value: undefined,
+      configurable: true,
+      writable: true,
+    });
+    try {
+      const total = 2_000_000;
+      let processed = 0;
+      const ref = system.actorOf(fnProps(() => void processed++));
+      await settle();
+      for (let i = 0; i < total; i++) ref.tell(i);
+      const first = await timerProbe(() => processed);
+      const second = await timerProbe(() => processed);
+      assert.ok(first.seen > 0, "the flood had started");
+      assert.ok(
+        second.seen < total,
+        `the flood had not finished (${second.seen} of ${total})`,
+      );
+      assert.ok(second.seen > first.seen, "the flood went on between timers");
+      await waitUntil(() => processed === total, "the flood to finish", 60_000);
+    } finally {
+      if (saved === undefined) {
+        delete (globalThis as { MessageChannel?: unknown }).MessageChannel;
+      } else Object.defineProperty(globalThis, "MessageChannel", saved);
+    }
+  });
+
   it("lets other actors take turns while one has a long mailbox", async () => {
     const total = 100_000;
     let busyProcessed = 0;
@@ -150,5 +181,87 @@ describe("Dispatcher", () => {
     for (const ref of refs) ref.tell("go");
     await waitUntil(() => handled === count, "200,000 actors to run", 120_000);
     assert.equal(handled, count);
+  });
+});
+
+describe("Dispatcher defence", () => {
+  /** A runnable that logs its runs (and crashes) into `log`. */
+  function logging(
+    name: string,
+    log: string[],
+    run: () => void = () => {},
+    crashed: (error: unknown) => void = () => {},
+  ): Runnable {
+    return {
+      run() {
+        log.push(name);
+        run();
+      },
+      crashed(error) {
+        log.push(`${name} crashed`);
+        crashed(error);
+      },
+    };
+  }
+
+  it("goes on draining when a run throws, and hands the thrown value to the runnable", async () => {
+    const dispatcher = new Dispatcher();
+    const log: string[] = [];
+    const thrown = Object.create(null);
+    const caught: unknown[] = [];
+    const queuedByTheFailure = logging("queued by the failing run", log);
+    const failing = logging("failing", log, () => {
+      dispatcher.schedule(queuedByTheFailure);
+      throw thrown;
+    }, (error) => caught.push(error));
+    const failingTwice = logging("failing twice", log, () => {
+      throw 42;
+    }, (error) => {
+      caught.push(error);
+      throw new Error("crashed() threw too");
+    });
+    for (
+      const runnable of [
+        logging("before", log),
+        failing,
+        logging("between", log),
+        failingTwice,
+        logging("after", log),
+      ]
+    ) dispatcher.schedule(runnable);
+    await settle();
+    assert.deepEqual(log, [
+      "before",
+      "failing",
+      "failing crashed",
+      "between",
+      "failing twice",
+      "failing twice crashed",
+      "after",
+      "queued by the failing run",
+    ]);
+    assert.equal(caught.length, 2);
+    assert.equal(caught[0], thrown, "crashed() got the very value thrown");
+    assert.equal(caught[1], 42);
+
+    // The loop is still alive for what comes later.
+    dispatcher.schedule(logging("later", log));
+    await settle();
+    assert.equal(log.at(-1), "later");
+    dispatcher.close();
+  });
+
+  it("runs a runnable that re-schedules itself from crashed()", async () => {
+    const dispatcher = new Dispatcher();
+    const log: string[] = [];
+    let runs = 0;
+    const flaky: Runnable = logging("flaky", log, () => {
+      if (++runs === 1) throw new Error("first run fails");
+    }, () => dispatcher.schedule(flaky));
+    dispatcher.schedule(flaky);
+    dispatcher.schedule(logging("other", log));
+    await settle();
+    assert.deepEqual(log, ["flaky", "flaky crashed", "other", "flaky"]);
+    dispatcher.close();
   });
 });
