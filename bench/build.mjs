@@ -2,7 +2,9 @@
 
 /**
  * Bundles each implementation's workload file for Node with esbuild, into
- * .build/bench/node/ (gitignored, and outside deno fmt/lint). Deno and Bun run the TypeScript directly.
+ * .build/bench/node/ (gitignored, and outside deno fmt/lint), and those that
+ * also run in Chromium for the browser, into .build/bench/browser/. Deno and
+ * Bun run the TypeScript directly.
  */
 
 import { build } from "esbuild";
@@ -37,6 +39,34 @@ export async function buildNodeBundles(benchDir, outDir) {
             "const require = __benchCreateRequire(import.meta.url);",
         },
         define: { "process.env.NODE_ENV": '"production"' },
+      });
+      bundles[impl] = outfile;
+    } catch (error) {
+      errors[impl] = error.errors?.map((e) => e.text).join("; ") ??
+        String(error);
+    }
+  }
+  return { bundles, errors };
+}
+
+/** Bundles `impls` for the browser; returns `{ impl: path }` for those that built, and errors for the rest. */
+export async function buildBrowserBundles(benchDir, outDir, impls) {
+  mkdirSync(outDir, { recursive: true });
+  const bundles = {};
+  const errors = {};
+  for (const impl of impls) {
+    const outfile = join(outDir, `${impl}.js`);
+    try {
+      await build({
+        entryPoints: [join(benchDir, "impl", `${impl}.ts`)],
+        outfile,
+        bundle: true,
+        format: "esm",
+        platform: "browser",
+        target: "chrome120",
+        minify: false,
+        sourcemap: false,
+        logLevel: "silent",
       });
       bundles[impl] = outfile;
     } catch (error) {

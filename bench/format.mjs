@@ -35,7 +35,12 @@ export function fmtN(n) {
   return n.toLocaleString("en-US");
 }
 
-export const RUNTIME_LABELS = { node: "Node", deno: "Deno", bun: "Bun" };
+export const RUNTIME_LABELS = {
+  node: "Node",
+  deno: "Deno",
+  bun: "Bun",
+  browser: "Chromium",
+};
 
 /** The jobs matching every given field. */
 export function select(results, query) {

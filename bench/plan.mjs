@@ -16,6 +16,7 @@ export const SIZES = {
     tell: 1_000_000,
     crash: 10_000,
     timers: 100_000,
+    fairness: 1_000,
   },
   quick: {
     pingpong: 10_000,
@@ -26,6 +27,7 @@ export const SIZES = {
     tell: 10_000,
     crash: 30,
     timers: 1_000,
+    fairness: 150,
   },
 };
 
@@ -60,6 +62,8 @@ const CAPS = {
 };
 
 export const RUNTIMES = ["node", "deno", "bun"];
+/** Where the fairness workload runs: the runtimes, and Chromium through bench/browser.mjs. */
+export const FAIRNESS_RUNTIMES = [...RUNTIMES, "browser"];
 
 /** Display names of the implementations. */
 export const IMPL_LABELS = {
@@ -293,6 +297,25 @@ export function plan(mode) {
     "plain setTimeout / clearTimeout",
     all,
     size.timers,
+  );
+
+  // 9. Fairness: timers while one actor floods itself, against the same
+  //    timers with nothing else running. n is ms per measurement.
+  add(
+    "fairness",
+    "understudy",
+    "fairness",
+    "understudy, one actor flooding itself",
+    FAIRNESS_RUNTIMES,
+    size.fairness,
+  );
+  add(
+    "fairness",
+    "baseline",
+    "fairness-idle",
+    "nothing else running",
+    FAIRNESS_RUNTIMES,
+    size.fairness,
   );
 
   return jobs;

@@ -1,10 +1,11 @@
 // Copyright 2026 the understudy authors. MIT license.
 
 /**
- * `npm run bench`: builds the Node bundles, runs every job of bench/plan.mjs
- * in its own fresh process (one after another, never two at once), prints a
+ * `npm run bench`: builds the Node (and browser) bundles, runs every job of
+ * bench/plan.mjs in its own fresh process, or fresh Chromium page through
+ * bench/browser.mjs (one after another, never two at once), prints a
  * Markdown table of medians, writes bench/results/latest.json, and
- * regenerates BENCHMARKS.md and bench/results/chart.svg.
+ * regenerates BENCHMARKS.md, bench/results/chart.svg and the README's fairness table.
  *
  * Flags:
  *   --quick         small sizes, 1 warm-up + 3 runs; writes to .build/bench/quick/
@@ -12,8 +13,12 @@
  *   --runs=N        measured runs per job (default 5; 3 with --quick)
  *   --warmup=N      warm-up runs per job (default 1)
  *   --only=TEXT     run only jobs whose id contains TEXT (comma-separated: any of them)
- *   --runtimes=LIST node,deno,bun by default
+ *   --runtimes=LIST node,deno,bun,browser by default (browser: Chromium, only
+ *                   for the fairness workload)
  *   --out=DIR       where results go (default bench/results, or .build/bench/quick with --quick)
+ *   --merge         keep the other jobs of the results file already in --out and
+ *                   replace only those run now (with --only: re-measure one
+ *                   workload without a full run; each job records when it ran)
  *
  * The code measured is a snapshot of mod.ts, src/ and bench/ taken at the
  * start (.build/bench/snapshot/), so every runtime sees the same source.
@@ -34,13 +39,14 @@ import {
 import os from "node:os";
 import { dirname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
-import { buildNodeBundles } from "./build.mjs";
+import { buildBrowserBundles, buildNodeBundles } from "./build.mjs";
 import { plan } from "./plan.mjs";
 import { renderChart } from "./chart.mjs";
 import {
   formatMarkdown,
   renderBenchmarksMd,
   renderSummary,
+  updateReadmeFairness,
 } from "./report.mjs";
 
 const benchDir = dirname(fileURLToPath(import.meta.url));
@@ -55,8 +61,9 @@ function parseArgs(argv) {
     runs: undefined,
     warmup: 1,
     only: [],
-    runtimes: ["node", "deno", "bun"],
+    runtimes: ["node", "deno", "bun", "browser"],
     out: undefined,
+    merge: false,
   };
   for (const arg of argv) {
     const [key, value] = arg.split(/=(.*)/s);
@@ -67,6 +74,7 @@ function parseArgs(argv) {
     else if (key === "--runtimes") {
       options.runtimes = value.split(",").filter(Boolean);
     } else if (key === "--out") options.out = value;
+    else if (key === "--merge") options.merge = true;
     else {
       console.error(`unknown option ${arg}`);
       process.exit(2);
@@ -133,6 +141,9 @@ async function versions() {
   };
   const deno = await run(bin("deno"), ["--version"], { timeoutMs: 30_000 });
   const bun = await run(bin("bun"), ["--version"], { timeoutMs: 30_000 });
+  const chromium = existsSync(CHROMIUM)
+    ? await run(CHROMIUM, ["--version"], { timeoutMs: 30_000 })
+    : { stdout: "" };
   return {
     node: process.version,
     deno:
@@ -140,6 +151,9 @@ async function versions() {
       "unavailable",
     denoV8: (deno.stdout.match(/v8\s+(\S+)/) ?? [])[1] ?? "",
     bun: firstLine(bun.stdout) || "unavailable",
+    chromium: (firstLine(chromium.stdout).match(/[\d.]+/) ?? [])[0] ??
+      "unavailable",
+    playwright: pkg("playwright-core"),
     v8: process.versions.v8,
     esbuild: pkg("esbuild"),
     xstate: pkg("xstate"),
@@ -203,6 +217,9 @@ function machine() {
   };
 }
 
+/** Where bench/browser.mjs looks for Chromium (as the test harness does). */
+const CHROMIUM = "/usr/bin/chromium";
+
 function commandFor(job, bundles, options) {
   const args = [
     job.fn,
@@ -229,6 +246,12 @@ function commandFor(job, bundles, options) {
       ]];
     case "bun":
       return [bin("bun"), ["run", source, ...args]];
+    case "browser":
+      return [process.execPath, [
+        join(benchDir, "browser.mjs"),
+        bundles.browser[job.impl],
+        ...args,
+      ]];
     default:
       throw new Error(`unknown runtime ${job.runtime}`);
   }
@@ -275,6 +298,16 @@ function describeOutcome(job) {
   if (s.bytesPerTimer) {
     parts.push(`${s.bytesPerTimer.median.toFixed(0)} B/timer`);
   }
+  if (s.timeoutMedian) {
+    parts.push(
+      `setTimeout(0) late ${s.timeoutMedian.median.toFixed(1)} ms (p95 ${
+        s.timeoutP95.median.toFixed(1)
+      })`,
+      `setInterval(10) gap ${s.intervalMedian.median.toFixed(1)} ms (p95 ${
+        s.intervalP95.median.toFixed(1)
+      })`,
+    );
+  }
   return parts.join(", ");
 }
 
@@ -282,6 +315,34 @@ function formatCount(x) {
   if (x >= 1e6) return `${(x / 1e6).toFixed(2)} M`;
   if (x >= 1e3) return `${(x / 1e3).toFixed(1)} k`;
   return x.toFixed(0);
+}
+
+/**
+ * Puts the jobs (and sizes) of `results` into the results already at
+ * `path`, replacing those with the same id; the older run's meta stays, and
+ * `meta.merged` lists this run.
+ */
+function mergeInto(results, path) {
+  if (!existsSync(path)) return;
+  const previous = JSON.parse(readFileSync(path, "utf8"));
+  const ran = new Set(results.jobs.map((job) => job.id));
+  const jobs = previous.jobs.filter((job) => !ran.has(job.id));
+  const { meta } = results;
+  results.jobs = [...jobs, ...results.jobs];
+  if (results.sizes.length === 0) results.sizes = previous.sizes ?? [];
+  results.meta = {
+    ...previous.meta,
+    merged: [...(previous.meta.merged ?? []), {
+      date: meta.date,
+      command: meta.command,
+      revision: meta.revision,
+      warmup: meta.warmup,
+      runs: meta.runs,
+      jobs: [...ran],
+      versions: meta.versions,
+    }],
+  };
+  results.meta.versions = { ...meta.versions, ...previous.meta.versions };
 }
 
 async function main() {
@@ -299,6 +360,15 @@ async function main() {
     (options.only.length === 0 ||
       options.only.some((text) => job.id.includes(text)))
   );
+  const browserImpls = [
+    ...new Set(jobs.filter((j) => j.runtime === "browser").map((j) => j.impl)),
+  ];
+  const browser = await buildBrowserBundles(
+    join(source, "bench"),
+    join(buildDir, "browser"),
+    browserImpls,
+  );
+  bundles.browser = browser.bundles;
   const jobTimeoutMs = options.quick ? 60_000 : 900_000;
   console.error(
     `bench: ${mode} run, ${jobs.length} jobs, ${options.warmup} warm-up + ${options.runs} runs each`,
@@ -315,14 +385,28 @@ async function main() {
       console.error(`${tag}: ${describeOutcome(job)}`);
       continue;
     }
+    if (job.runtime === "browser" && bundles.browser[job.impl] === undefined) {
+      Object.assign(job, {
+        status: "unavailable",
+        reason: `not available yet (browser bundle failed: ${
+          browser.errors[job.impl]
+        })`,
+      });
+      console.error(`${tag}: ${describeOutcome(job)}`);
+      continue;
+    }
     const [command, args] = commandFor(job, bundles, options);
     const t0 = Date.now();
     const out = await run(command, args, {
       timeoutMs: jobTimeoutMs,
       cwd: source,
+      // bench/browser.mjs gives up first, so it can close Chromium.
+      env: { BENCH_TIMEOUT_MS: String(jobTimeoutMs - 10_000) },
     });
     const result = parseResult(out.stdout);
     job.wallMs = Date.now() - t0;
+    job.date = new Date(t0).toISOString();
+    job.revision = measured;
     job.command = [relative(root, command) || command, ...args].join(" ")
       .replace(process.execPath, "node").split(`${root}/`).join("");
     if (out.timedOut) {
@@ -409,6 +493,7 @@ async function main() {
     options.out,
     options.quick ? "quick.json" : "latest.json",
   );
+  if (options.merge) mergeInto(results, jsonPath);
   writeFileSync(jsonPath, `${JSON.stringify(results, null, 2)}\n`);
   const chartPath = join(options.out, "chart.svg");
   writeFileSync(chartPath, renderChart(results));
@@ -421,7 +506,10 @@ async function main() {
       chartPath: relative(dirname(mdPath), chartPath),
     }),
   );
-  if (mdPath === join(root, "BENCHMARKS.md")) formatMarkdown(mdPath, root);
+  if (mdPath === join(root, "BENCHMARKS.md")) {
+    formatMarkdown(mdPath, root);
+    updateReadmeFairness(root, results);
+  }
   console.log(renderSummary(results));
   console.error(
     `bench: wrote ${relative(root, jsonPath)}, ${relative(root, chartPath)}, ${

@@ -16,6 +16,7 @@ import {
   type Sample,
   signal,
 } from "../lib/harness.ts";
+import { timerPromptness } from "../lib/fairness.ts";
 
 /** Something the optimiser cannot prove unused. */
 let sink = 0;
@@ -152,7 +153,15 @@ function timersPlain(n: number): Promise<Sample> {
   return Promise.resolve({ ms, bytesPerTimer, ops: n });
 }
 
+/** The fairness measurement with nothing else running: the host's own timer promptness. */
+async function fairnessIdle(durationMs: number): Promise<Sample> {
+  const t0 = now();
+  const promptness = await timerPromptness(durationMs);
+  return { ms: now() - t0, ...promptness };
+}
+
 main({
+  "fairness-idle": fairnessIdle,
   "pingpong-call": pingpongCall,
   "pingpong-microtask": microtaskChain,
   "fanin-call": faninCall,

@@ -27,6 +27,7 @@ import {
   tick,
   Unavailable,
 } from "../lib/harness.ts";
+import { timerPromptness } from "../lib/fairness.ts";
 
 function newSystem(): ActorSystem {
   return ActorSystem.create("bench", { logLevel: "off" });
@@ -400,8 +401,44 @@ async function crashClassic(cycles: number): Promise<Sample> {
   return { ms, ops: cycles };
 }
 
+// ───────────── fairness ─────────────
+
+const flood = { count: 0, stopping: false };
+
+/** Tells itself the next number, one message in flight, until told to stop. */
+class Flooder extends Actor<number> {
+  onReceive(n: number): void {
+    flood.count++;
+    if (!flood.stopping) this.self.tell(n + 1);
+  }
+}
+
+const flooderProps = Props.create(() => new Flooder());
+
+/**
+ * While one actor floods itself, how late `setTimeout(0)` fires and how far
+ * apart the ticks of a `setInterval(10)` are, for `durationMs` each; `ops`
+ * is the messages the flood got through meanwhile.
+ */
+async function fairness(durationMs: number): Promise<Sample> {
+  const system = newSystem();
+  const flooder = system.actorOf(flooderProps, "flooder");
+  await tick();
+  flood.count = 0;
+  flood.stopping = false;
+  const t0 = now();
+  flooder.tell(0);
+  const promptness = await timerPromptness(durationMs);
+  const ms = now() - t0;
+  const ops = flood.count;
+  flood.stopping = true;
+  await system.terminate();
+  return { ms, ops, ...promptness };
+}
+
 main({
   pingpong,
+  fairness,
   fanin,
   fanout,
   spawn,

@@ -5,10 +5,13 @@
  * implementation, a warm-up then the measured runs, and prints one line
  * `@@BENCH {json}` that `bench/run.mjs` collects.
  *
- * Runs unchanged under Node (bundled by esbuild), Deno and Bun: it touches the
- * host only through feature detection.
+ * Runs unchanged under Node (bundled by esbuild), Deno, Bun and Chromium
+ * (bundled, driven by bench/browser.mjs): it touches the host only through
+ * feature detection.
  *
- * Invocation: `<entry> <workload> <n> <warmup> <runs> [<warm-up n>]`.
+ * Invocation: `<entry> <workload> <n> <warmup> <runs> [<warm-up n>]`; in the
+ * browser the same arguments come from `globalThis.__benchArgs`, and the
+ * page reports its exit through `globalThis.__benchExit(code)`.
  *
  * @module
  */
@@ -29,6 +32,8 @@ export class Unavailable extends Error {
 
 interface Host {
   gc?: () => void;
+  __benchArgs?: string[];
+  __benchExit?: (code: number) => void;
   Bun?: { gc(force: boolean): void };
   Deno?: { args: string[]; exit(code: number): never };
   process?: {
@@ -96,13 +101,16 @@ export function handles(n: number): unknown[] {
 }
 
 function args(): string[] {
+  if (host.__benchArgs !== undefined) return host.__benchArgs;
   if (host.Deno !== undefined) return host.Deno.args;
   return host.process?.argv.slice(2) ?? [];
 }
 
-function exit(code: number): never {
-  if (host.process !== undefined) return host.process.exit(code);
-  return host.Deno!.exit(code);
+/** Ends the process; in a browser page, reports the code and returns. */
+function exit(code: number): void {
+  if (host.__benchExit !== undefined) host.__benchExit(code);
+  else if (host.process !== undefined) host.process.exit(code);
+  else host.Deno!.exit(code);
 }
 
 function emit(result: unknown): void {
@@ -122,7 +130,7 @@ export async function main(workloads: Record<string, Workload>): Promise<void> {
     console.error(
       `unknown workload ${name}; known: ${Object.keys(workloads).join(", ")}`,
     );
-    exit(2);
+    return exit(2);
   }
   const n = Number(nText);
   const warmup = Number(warmupText ?? 1);
@@ -139,7 +147,7 @@ export async function main(workloads: Record<string, Workload>): Promise<void> {
   } catch (error) {
     if (error instanceof Unavailable) {
       emit({ status: "unavailable", reason: error.message, notes: [...notes] });
-      exit(0);
+      return exit(0);
     }
     emit({
       status: "error",
@@ -149,7 +157,7 @@ export async function main(workloads: Record<string, Workload>): Promise<void> {
       notes: [...notes],
     });
     console.error(error);
-    exit(1);
+    return exit(1);
   }
   if (!canGc()) note("no forced GC available: heap figures are unreliable");
   emit({ status: "ok", samples, notes: [...notes] });

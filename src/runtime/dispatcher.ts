@@ -12,16 +12,18 @@
  *
  * To keep the host responsive, the loop checks the clock every
  * {@linkcode CLOCK_CHECK_INTERVAL} actor runs (a short drain never reads
- * it) and works in slices of {@linkcode SLICE_MS}. Each slice starts by
- * arming a `setTimeout(0)` probe; when the slice is over, the loop simply
- * returns and resumes when the probe fires. The probe was armed a slice
- * earlier, so it is already due: the host's minimum timer delay (1 ms in
- * Node, 4 ms for nested timers in browsers) is never spent idle, and every
- * timer that fell due during the slice runs before the loop does. A timer
- * therefore waits at most about one slice. The probe's callback does not
- * run the next slice itself, which would hold back the timers due with it
- * (and nest the timers actors start): it posts a `MessageChannel` message,
- * a macrotask with no minimum delay that the host runs after them, and the
+ * it) and works in slices of {@linkcode SLICE_MS}. A slice that ends with
+ * actors still ready yields: the loop simply returns, and resumes when a
+ * `setTimeout(0)` probe fires. The probe was armed well before (at the start
+ * of the slice, or {@linkcode PROBE_LEAD_MS} into the first slice of a busy
+ * stretch, so a short drain never touches a timer), so it is due already:
+ * the host's minimum timer delay (1 ms in Node, 4 ms for nested timers in
+ * browsers) is not spent idle, and every timer that fell due during the
+ * slice runs before the loop does. While an actor floods itself, a timer
+ * thus waits about one slice. The probe's callback does not run the next
+ * slice itself, which would hold back the timers due after it (and nest
+ * the timers that actors start): it posts a `MessageChannel` message, a
+ * macrotask with no minimum delay that the host runs after them, and the
  * slice runs from that. Where there is no `MessageChannel` (workerd) the
  * loop resumes from the probe directly. Channel and probe exist only while
  * the loop is busy, so neither keeps a process alive. A channel message
@@ -53,7 +55,13 @@ export interface Runnable {
 /** Messages one actor may process before the next ready actor gets a turn. */
 export const THROUGHPUT = 64;
 /** How long the loop works before yielding to the event loop. */
-export const SLICE_MS = 4;
+export const SLICE_MS = 3;
+/**
+ * How far into the first slice of a busy stretch the probe is armed: late
+ * enough that a short drain never arms it, early enough that it is due
+ * (hosts clamp `setTimeout(0)` to 1 or 2 ms) when the slice ends.
+ */
+const PROBE_LEAD_MS = 1;
 /** Actor runs between clock checks; keeps `performance.now()` off the hot path. */
 const CLOCK_CHECK_INTERVAL = 128;
 const INITIAL_CAPACITY = 16; // a power of two
@@ -144,22 +152,33 @@ export class Dispatcher {
         // A short drain (one message, the common case) never reads the
         // clock; a long one is timed from its first check.
         if (sliceStart < 0) {
-          sliceStart = this.#startSlice();
-        } else if (
-          now() - sliceStart >= SLICE_MS &&
+          sliceStart = now();
+          continue;
+        }
+        const elapsed = now() - sliceStart;
+        if (
+          elapsed >= SLICE_MS &&
           (this.#first !== undefined || this.#length > 0) &&
           this.#active // not closed meanwhile: then drain to the end
         ) {
+          this.#armProbe(); // armed already, unless the checks were sparse
           return; // yield until the probe fires; still active
         }
+        // Not at once: a drain shorter than this never touches a timer.
+        if (elapsed >= PROBE_LEAD_MS) this.#armProbe();
       }
     }
     this.#idle();
   }
 
-  /** Arms the probe the slice that starts now will wait for; returns the time. */
-  #startSlice(): number {
+  /** Arms the probe the current slice will end by waiting for. */
+  #armProbe(): void {
     this.#probe ??= globalThis.setTimeout(this.#probeFired, 0);
+  }
+
+  /** Starts a slice after a yield: the loop is known to be busy. */
+  #startSlice(): number {
+    this.#armProbe();
     return now();
   }
 
