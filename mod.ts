@@ -52,8 +52,11 @@ export {
 } from "./src/runtime/actor.ts";
 export {
   ActorRef,
+  type AskOptions,
   AskTimeoutError,
   DEFAULT_ASK_TIMEOUT_MS,
+  type ReplyOf,
+  Request,
   UndeliveredError,
 } from "./src/runtime/actor_ref.ts";
 export {
@@ -85,7 +88,11 @@ export {
   supervise,
   SupervisedProps,
 } from "./src/runtime/props.ts";
+export { PoisonPill } from "./src/runtime/poison_pill.ts";
+export { ReceiveTimeout } from "./src/runtime/receive_timeout.ts";
+export type { RestartType } from "./src/supervision/restart_type.ts";
 export type { TimerScheduler } from "./src/runtime/timers.ts";
+export { realScheduler, type Scheduler } from "./src/runtime/scheduler.ts";
 export {
   AllForOneStrategy,
   decideByErrorClass,
@@ -94,11 +101,14 @@ export {
   Directive,
   type ErrorClass,
   FaultHandlingStrategy,
+  type LimitExceeded,
   matchErrorClass,
   OneForOneStrategy,
   requestRestartPermission,
+  RestartLimitExceeded,
   type RestartLimits,
   type RestartStatistics,
+  RestForOneStrategy,
   stoppingStrategy,
 } from "./src/supervision/strategy.ts";
 export {
@@ -109,6 +119,28 @@ export {
 } from "./src/supervision/supervisor_strategy.ts";
 export * from "./src/backoff/mod.ts";
 export { BackoffSupervisor } from "./src/patterns/backoff_supervisor.ts";
+export { BackoffSender } from "./src/patterns/backoff_sender.ts";
+export {
+  BACKOFF_SENDER_FALLBACK_DELAY_MS,
+  type BackoffSenderOptions,
+} from "./src/patterns/backoff_sender_options.ts";
+export {
+  BackoffSenderAck,
+  BackoffSenderAcknowledged,
+  BackoffSenderEvent,
+  BackoffSenderGaveUp,
+  type BackoffSenderProtocol,
+  BackoffSenderResent,
+  BackoffSenderRetryScheduled,
+  BackoffSenderTracked,
+} from "./src/patterns/backoff_sender_protocol.ts";
+export {
+  CircuitBreaker,
+  CircuitBreakerOpenError,
+  type CircuitBreakerOptions,
+  type CircuitBreakerState,
+  CircuitBreakerTimeoutError,
+} from "./src/patterns/circuit_breaker.ts";
 export type { BackoffOptions } from "./src/patterns/backoff_options.ts";
 export {
   BackoffChildFailed,

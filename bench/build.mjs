@@ -28,7 +28,12 @@ export async function buildNodeBundles(benchDir, outDir) {
         format: "esm",
         platform: "node",
         target: "node20",
-        // Production builds of the peers (no "development" condition), unminified for readable profiles.
+        // The peers (xstate, nact, effect) stay imports that Node resolves
+        // from node_modules, so they run exactly as published and as a user's
+        // unbundled Node program runs them (production builds: Node's
+        // conditions have no "development"); only our code and the harness
+        // are bundled. Unminified, for readable profiles.
+        packages: "external",
         minify: false,
         sourcemap: false,
         logLevel: "silent",
@@ -38,7 +43,6 @@ export async function buildNodeBundles(benchDir, outDir) {
             'import { createRequire as __benchCreateRequire } from "node:module";\n' +
             "const require = __benchCreateRequire(import.meta.url);",
         },
-        define: { "process.env.NODE_ENV": '"production"' },
       });
       bundles[impl] = outfile;
     } catch (error) {

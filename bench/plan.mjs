@@ -11,7 +11,7 @@ export const SIZES = {
     pingpong: 1_000_000,
     fanin: 1_000_000,
     fanout: 100_000,
-    spawn: [50_000, 100_000, 200_000],
+    spawn: [100_000, 200_000, 400_000], // growth measured 100 k → 400 k (issue 11)
     ask: 100_000,
     tell: 1_000_000,
     crash: 10_000,

@@ -55,6 +55,13 @@ const bin = (name) => join(root, "node_modules", ".bin", name);
 /** Bundles and --quick output: under the repository's .build/, which git and deno fmt/lint ignore. */
 const buildDir = join(root, ".build", "bench");
 
+/** Benches that run in-process from their own module: [id, file, export]. */
+const EXTRA_BENCHES = [
+  ["backoff-sender", "backoff_sender.mjs", "runBackoffSenderBench"],
+  ["worker", "worker.mjs", "runWorkerBench"],
+  ["durable", "durable.mjs", "runDurableBench"],
+];
+
 function parseArgs(argv) {
   const options = {
     quick: false,
@@ -330,6 +337,11 @@ function mergeInto(results, path) {
   const { meta } = results;
   results.jobs = [...jobs, ...results.jobs];
   if (results.sizes.length === 0) results.sizes = previous.sizes ?? [];
+  const measuredExtras = new Set(results.extras.map((extra) => extra.id));
+  results.extras = [
+    ...(previous.extras ?? []).filter((extra) => !measuredExtras.has(extra.id)),
+    ...results.extras,
+  ];
   results.meta = {
     ...previous.meta,
     merged: [...(previous.meta.merged ?? []), {
@@ -471,6 +483,31 @@ async function main() {
       }`,
     );
   }
+  // 9. The patterns' and transports' own benches (each module measures side
+  // by side in its own processes and returns a Markdown table).
+  const extras = [];
+  for (const [id, file, fn] of EXTRA_BENCHES) {
+    if (
+      options.only.length > 0 && !options.only.some((text) => id.includes(text))
+    ) continue;
+    if (!existsSync(join(benchDir, file))) continue;
+    const startedAt = Date.now();
+    try {
+      const module = await import(`./${file}`);
+      const { markdown, results } = await module[fn]({ quick: options.quick });
+      extras.push({ id, status: "ok", markdown, results });
+      console.error(
+        `[${id}] ok (${((Date.now() - startedAt) / 1000).toFixed(1)} s)`,
+      );
+    } catch (error) {
+      extras.push({
+        id,
+        status: "error",
+        reason: String(error?.stack ?? error).slice(0, 400),
+      });
+      console.error(`[${id}] error: ${error?.message ?? error}`);
+    }
+  }
   const results = {
     meta: {
       date: new Date().toISOString(),
@@ -487,6 +524,7 @@ async function main() {
     },
     jobs,
     sizes,
+    extras,
   };
   mkdirSync(options.out, { recursive: true });
   const jsonPath = join(
@@ -519,7 +557,9 @@ async function main() {
   // A job that crashed or timed out means the harness (or a workload) is
   // broken: fail, so CI notices. Speed never fails a run, and neither does a
   // module that is not available yet.
-  const broken = [...jobs, ...sizes].filter((j) => j.status === "error");
+  const broken = [...jobs, ...sizes, ...extras].filter((j) =>
+    j.status === "error"
+  );
   if (broken.length > 0) {
     console.error(
       `bench: ${broken.length} job(s) failed:\n${

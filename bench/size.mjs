@@ -32,6 +32,56 @@ export function sizeEntries() {
     `./${relative(root, join(root, exports[subpath] ?? "missing.ts"))}`;
   return [
     {
+      // Issue 11's per-use rows: what a program pays for what it uses.
+      id: "core-nothing",
+      label: "understudy: import `mod.ts`, use nothing",
+      impl: "understudy",
+      contents: `import "${at(".")}";`,
+    },
+    {
+      id: "core-tell",
+      label:
+        "understudy: `ActorSystem` + `Props` + `Actor` + `tell` (a program that uses them)",
+      impl: "understudy",
+      contents: `import { Actor, ActorSystem, Props } from "${at(".")}";
+class Greeter extends Actor { onReceive(message) { console.log(message); } }
+const system = ActorSystem.create("app");
+system.actorOf(Props.create(() => new Greeter()), "greeter").tell("hello");
+await system.terminate();`,
+    },
+    {
+      id: "core-one-policy",
+      label:
+        "understudy: one policy (`exponentialBackoff`) through `./backoff`",
+      impl: "understudy",
+      contents: `import { exponentialBackoff } from "${at("./backoff")}";
+console.log(exponentialBackoff({ minMs: 100, maxMs: 10_000 }).delayFor(3));`,
+    },
+    {
+      id: "core-retry",
+      label: "understudy: `retry` through `./backoff`, used",
+      impl: "understudy",
+      contents: `import { retry } from "${at("./backoff")}";
+console.log(await retry(() => fetch("/x")));`,
+    },
+    {
+      id: "core-circuit-breaker",
+      label: "understudy: `CircuitBreaker` alone, used from plain code",
+      impl: "understudy",
+      contents: `import { CircuitBreaker } from "${at(".")}";
+const breaker = new CircuitBreaker({ maxFailures: 3, resetTimeoutMs: 1_000 });
+console.log(await breaker.call(() => fetch("/x")));`,
+    },
+    {
+      id: "core-testing",
+      label:
+        "understudy: `./testing` (ManualScheduler + TestProbe) with the runtime",
+      impl: "understudy",
+      contents: `export * from "${
+        at("./testing")
+      }"; export { ActorSystem } from "${at(".")}";`,
+    },
+    {
       id: "core-all",
       label: "understudy: everything `mod.ts` exports",
       impl: "understudy",

@@ -64,3 +64,4 @@ export {
   truncatedBinaryBackoff,
   type TruncatedBinaryBackoffOptions,
 } from "./truncated_binary.ts";
+export { retry, RetryError, type RetryOptions } from "./retry.ts";

@@ -14,7 +14,6 @@
 import type { BackoffPolicy } from "../backoff/backoff_policy.ts";
 import { exponentialBackoff } from "../backoff/exponential.ts";
 import { Props } from "../runtime/props.ts";
-import { now } from "../runtime/timers.ts";
 import {
   BackoffDecision,
   type ResetCounter,
@@ -93,7 +92,9 @@ export interface BackoffOptions<T> {
   /** After this many respawns without a reset, the supervisor gives up and stops. Default `Infinity`; 0 never respawns. */
   maxRestarts?: number;
   /**
-   * The clock for up-times, in milliseconds. Default `performance.now`.
+   * The clock for up-times, in milliseconds. Default: the system's
+   * scheduler (`system.scheduler.now`), `performance.now` unless the
+   * system was given another.
    * A reading that fails (the function throws, or returns anything but a
    * finite number) is logged as an error and leaves that child's up-time
    * unknown: the count does not reset by time for it (`Reset` still works),
@@ -112,7 +113,8 @@ export interface BackoffSettings<T> {
   readonly maxStashSize: number;
   readonly drainGraceMs: number;
   readonly forwardDuringGrace: boolean;
-  readonly clock: () => number;
+  /** `undefined`: the system's scheduler. */
+  readonly clock: (() => number) | undefined;
   readonly policy: BackoffPolicy;
   /**
    * A fresh decision for each supervisor incarnation (the count starts at 0
@@ -153,7 +155,7 @@ export function backoffSettings<T>(
     maxStashSize = 1000,
     forwardDuringGrace = true,
     maxRestarts = Infinity,
-    clock = now,
+    clock,
   } = options;
   if (!(childProps instanceof Props)) {
     invalid(
@@ -238,7 +240,7 @@ export function backoffSettings<T>(
   if (typeof forwardDuringGrace !== "boolean") {
     invalid("forwardDuringGrace", "true or false", forwardDuringGrace);
   }
-  if (typeof clock !== "function") {
+  if (clock !== undefined && typeof clock !== "function") {
     invalid("clock", "a function returning milliseconds", clock);
   }
   return {

@@ -55,6 +55,7 @@ import type {
   BackoffDecision,
   Termination,
 } from "../supervision/backoff_decision.ts";
+import { mayRestart } from "../supervision/restart_type.ts";
 import { type Directive, OneForOneStrategy } from "../supervision/strategy.ts";
 import { describeError, describeValue } from "../validation.ts";
 import { Stash } from "./_stash.ts";
@@ -134,6 +135,10 @@ const UNKNOWN_TIME = -Infinity;
  * (by crashing or, depending on `triggerOn`, by stopping), it is respawned
  * after `policy.delayFor(restartCount)` (by default 200, 400, 800, … ms up
  * to `maxBackoff`, with jitter), as a fresh actor named `${childName}-N`.
+ * The child's restart type (`Props.create(factory, { restart })`) is
+ * honoured too: a `"transient"` child is respawned only after a crash, a
+ * `"temporary"` one never; when the child will not come back, the
+ * supervisor stops.
  *
  * Messages sent to the supervisor are forwarded to the child with their
  * original sender. While no child runs they are stashed (bounded) and
@@ -498,7 +503,10 @@ export class BackoffSupervisor<T> extends Actor<unknown> {
     if (this.#decision.resetIfStable(now)) {
       this.#publish(new BackoffCounterReset(this.#me));
     }
-    const verdict = this.#decision.childTerminated(how, now);
+    // The child's restart type may forbid a respawn: the work is over.
+    const verdict = mayRestart(this.#settings.childProps.restart, how)
+      ? this.#decision.childTerminated(how, now)
+      : { action: "complete" } as const;
     this.#state = { kind: "down", respawn: undefined, lastChild: ref };
     switch (verdict.action) {
       case "respawn": {
@@ -579,7 +587,10 @@ export class BackoffSupervisor<T> extends Actor<unknown> {
   #now(): number {
     let reading: unknown;
     try {
-      reading = this.#settings.clock();
+      const clock = this.#settings.clock;
+      reading = clock === undefined
+        ? this.context.system.scheduler.now()
+        : clock();
     } catch (error) {
       this.log.error(
         "clock threw; up-time unknown, the restart count does not reset by time for this child",

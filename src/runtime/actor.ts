@@ -87,7 +87,8 @@ export interface ActorContext<T> {
   child(name: string): ActorRef<unknown> | undefined;
   /**
    * Stops this actor or one of its children, after the message being
-   * processed. Messages still queued go to dead letters.
+   * processed. Messages still queued go to dead letters. (To stop another
+   * actor, send it a `PoisonPill` or call `system.stop(ref)`.)
    *
    * @param ref This actor's ref or a child's.
    */
@@ -103,11 +104,35 @@ export interface ActorContext<T> {
    */
   watch<R>(ref: ActorRef<R>): ActorRef<R>;
   /**
-   * Stops watching `ref`; a `Terminated` for it not yet processed is dropped.
+   * Like {@linkcode ActorContext.watch}, but when `ref` stops this actor
+   * receives `message` instead of a {@linkcode Terminated} (with `ref` as
+   * its sender), exactly once. Watching a ref already watched with another
+   * message (or with plain `watch`) throws a `TypeError`: `unwatch` it first.
+   *
+   * @param ref The actor to watch.
+   * @param message What to receive when it stops.
+   * @returns `ref`.
+   */
+  watchWith<R>(ref: ActorRef<R>, message: T): ActorRef<R>;
+  /**
+   * Stops watching `ref`; a `Terminated` (or `watchWith` message) for it
+   * not yet processed is dropped.
    *
    * @param ref The watched actor.
    */
   unwatch(ref: ActorRef<never>): void;
+  /**
+   * Sends this actor a `ReceiveTimeout` message once `ms` have passed
+   * without a message, and again after each further `ms` of silence, until
+   * cancelled with `undefined`. Any message resets the period, except this
+   * actor's own timers' messages. Setting it again replaces it; a stop or a
+   * restart cancels it.
+   *
+   * @param ms Milliseconds, above 0 and at most 2³¹−1; `undefined` cancels.
+   */
+  setReceiveTimeout(ms: number | undefined): void;
+  /** The receive timeout set with `setReceiveTimeout`, in milliseconds; `undefined` when none. */
+  readonly receiveTimeout: number | undefined;
   /**
    * Handles the next messages with `behavior` instead of `onReceive`, until
    * `unbecome` or a restart.

@@ -36,7 +36,7 @@ import {
   type Behavior,
   constructWith,
 } from "./actor.ts";
-import { ActorRef, DEFAULT_ASK_TIMEOUT_MS } from "./actor_ref.ts";
+import { ActorRef, type AskOptions } from "./actor_ref.ts";
 import type { ActorSystem, SystemCore } from "./actor_system.ts";
 import { AskRef } from "./ask.ts";
 import { Children } from "./children.ts";
@@ -50,13 +50,14 @@ import {
 } from "./event_stream.ts";
 import { Logger } from "./logging.ts";
 import { Mailbox, Notice } from "./mailbox.ts";
+import { PoisonPill } from "./poison_pill.ts";
 import type { Props } from "./props.ts";
 import {
-  ActorTimers,
-  now,
-  type TimerScheduler,
-  TimerTicket,
-} from "./timers.ts";
+  checkReceiveTimeout,
+  RECEIVE_TIMEOUT_KEY,
+  ReceiveTimeout,
+} from "./receive_timeout.ts";
+import { ActorTimers, type TimerScheduler, TimerTicket } from "./timers.ts";
 import {
   type Envelope,
   takeOverUndelivered,
@@ -69,11 +70,12 @@ import {
   type TerminatedNotice,
   unwatch,
   watch,
+  watchWith,
 } from "./watch.ts";
 import { superviseChild } from "../supervision/classic.ts";
+import type { RestartType } from "../supervision/restart_type.ts";
 import {
   ACTOR_NAME_PATTERN,
-  checkDelay,
   describeError,
   describeValue,
 } from "../validation.ts";
@@ -101,6 +103,9 @@ const RESTART_PENDING = 8; // restart once the children being stopped are gone
 const AWAITING_PARENT = 16; // suspended after escalating; follows the parent's fate
 const HANDED = 32; // the next message waits in currentMessage/currentSender, ahead of the mailbox
 const POST_STOP_CALLED = 64; // postStop has run or is running: never call it twice
+const HELD = 128; // restarted with a group: starts once the sibling before it has begun to start
+const RECEIVE_TIMEOUT = 256; // a receive timeout is set: messages note their arrival
+const TIMER_TURN = 512; // the turn under way handles a timer's message (no activity for the receive timeout)
 
 /**
  * Marks a failure that happened outside any message (in start or restart);
@@ -190,6 +195,12 @@ class CellExtras {
   leftBehind: Set<InFlight> | undefined = undefined;
   /** Bounds a stop's wait for the handler in flight or for `postStop`. */
   stopTimer: unknown = undefined;
+  /** Siblings restarted after this one in a group restart, HELD until it begins to start. */
+  heldBehind: ActorCell<never>[] | undefined = undefined;
+  /** The receive timeout (with the RECEIVE_TIMEOUT flag), in milliseconds. */
+  receiveTimeoutMs = 0;
+  /** When the last message (not a timer's) arrived, with the RECEIVE_TIMEOUT flag. */
+  lastMessageAt = 0;
 }
 
 /** A local actor's ref, context and state machine. Internal to the runtime. */
@@ -264,21 +275,21 @@ export class ActorCell<T> extends ActorRef<T>
       : `${this.parentCell.path}/${this.name}`;
   }
 
-  tell(message: T, sender?: ActorRef<never>): void {
+  tell(message: T | PoisonPill, sender?: ActorRef<never>): void {
     this.enqueue(message, sender);
   }
 
-  ask<R = unknown>(
-    message: T,
-    timeoutMs: number = DEFAULT_ASK_TIMEOUT_MS,
-  ): Promise<R> {
-    checkDelay("ask", "timeoutMs", timeoutMs);
+  ask<R = unknown>(message: T, options?: number | AskOptions): Promise<R> {
+    // AskRef checks the options; with a signal already aborted it is born
+    // settled, and the message is not sent.
     const asker = new AskRef<R>(
       this.core,
       this as unknown as ActorRef<never>,
-      timeoutMs,
+      options,
     );
-    this.enqueue(message, asker as unknown as ActorRef<never>);
+    if (!asker.settled) {
+      this.enqueue(message, asker as unknown as ActorRef<never>);
+    }
     return asker.promise;
   }
 
@@ -389,10 +400,12 @@ export class ActorCell<T> extends ActorRef<T>
 
   #timers(): ActorTimers {
     const extras = this.ensureExtras();
-    return extras.timers ??= new ActorTimers((ticket) =>
-      ticket.key === RESTART_TIMER
-        ? this.#restartDue(ticket)
-        : this.enqueueNotice(ticket)
+    return extras.timers ??= new ActorTimers(
+      this.core.scheduler,
+      (ticket) =>
+        ticket.key === RESTART_TIMER
+          ? this.#restartDue(ticket)
+          : this.enqueueNotice(ticket),
     );
   }
 
@@ -439,10 +452,84 @@ export class ActorCell<T> extends ActorRef<T>
     return ref;
   }
 
+  watchWith<R>(ref: ActorRef<R>, message: T): ActorRef<R> {
+    if (!(ref instanceof ActorCell)) {
+      throw new TypeError(
+        `Cannot watchWith ${
+          describeValue(ref)
+        }: only actor refs can be watched`,
+      );
+    }
+    if (ref !== (this as unknown)) {
+      watchWith(
+        this as unknown as ActorCell<never>,
+        ref as ActorCell<never>,
+        message,
+      );
+    }
+    return ref;
+  }
+
   unwatch(ref: ActorRef<never>): void {
     if (ref instanceof ActorCell) {
       unwatch(this as unknown as ActorCell<never>, ref as ActorCell<never>);
     }
+  }
+
+  get receiveTimeout(): number | undefined {
+    return (this.flags & RECEIVE_TIMEOUT) === 0
+      ? undefined
+      : this.extras!.receiveTimeoutMs;
+  }
+
+  setReceiveTimeout(ms: number | undefined): void {
+    if (ms === undefined) {
+      if ((this.flags & RECEIVE_TIMEOUT) === 0) return;
+      this.flags &= ~RECEIVE_TIMEOUT;
+      this.#timers().cancel(RECEIVE_TIMEOUT_KEY);
+      return;
+    }
+    const extras = this.ensureExtras();
+    extras.receiveTimeoutMs = checkReceiveTimeout(ms);
+    extras.lastMessageAt = this.now();
+    this.flags |= RECEIVE_TIMEOUT;
+    this.#timers().startSingleTimer(RECEIVE_TIMEOUT_KEY, ReceiveTimeout, ms);
+  }
+
+  /** A message (not a timer's) arrives: the receive timeout's period starts again. */
+  #noteMessage(): void {
+    const extras = this.extras!;
+    extras.lastMessageAt = this.now();
+    // `timers.cancelAll()` cancels the timeout's timer too: re-armed here.
+    const timers = this.#timers();
+    if (!timers.isTimerActive(RECEIVE_TIMEOUT_KEY)) {
+      timers.startSingleTimer(
+        RECEIVE_TIMEOUT_KEY,
+        ReceiveTimeout,
+        extras.receiveTimeoutMs,
+      );
+    }
+  }
+
+  /**
+   * The receive timeout's timer fell due and its ticket came out of the
+   * mailbox: `true` if the actor has been idle the whole period (deliver
+   * `ReceiveTimeout`); either way the timer is armed for the next due time.
+   */
+  #receiveTimeoutDue(): boolean {
+    if ((this.flags & RECEIVE_TIMEOUT) === 0) return false;
+    const extras = this.extras!;
+    const ms = extras.receiveTimeoutMs;
+    const now = this.now();
+    const idle = now - extras.lastMessageAt;
+    const due = idle >= ms;
+    if (due) extras.lastMessageAt = now; // the next period starts now
+    this.#timers().startSingleTimer(
+      RECEIVE_TIMEOUT_KEY,
+      ReceiveTimeout,
+      due ? ms : Math.min(ms, ms - idle),
+    );
+    return due;
   }
 
   become(behavior: Behavior<T>, options: { discardOld?: boolean } = {}): void {
@@ -508,7 +595,9 @@ export class ActorCell<T> extends ActorRef<T>
         })`,
       );
     }
-    if (this.isStopping) {
+    // Asked to stop but not stopping yet (a preStart running when the stop
+    // came): the child is created and stopped with this actor.
+    if (this.status >= STOPPING) {
       throw new Error(`Cannot create actor under ${this.path}: it is stopping`);
     }
     const extras = this.ensureExtras();
@@ -570,18 +659,27 @@ export class ActorCell<T> extends ActorRef<T>
   run(): void {
     let budget = THROUGHPUT;
     if ((this.flags & HANDED) !== 0) {
+      // RECEIVE_TIMEOUT in the mask keeps its check off the common path.
       if (
-        this.status === RUNNING && (this.flags & (BUSY | STOP_REQUESTED)) === 0
+        this.status === RUNNING &&
+        (this.flags & (BUSY | STOP_REQUESTED | RECEIVE_TIMEOUT)) === 0
       ) {
         this.flags &= ~HANDED;
         budget--;
         this.#receive(); // the handed message is already current
+      } else if (
+        this.status === RUNNING && (this.flags & (BUSY | STOP_REQUESTED)) === 0
+      ) {
+        this.flags &= ~HANDED;
+        budget--;
+        this.#noteMessage(); // a receive timeout is set
+        this.#receive();
       } else {
         this.#settleHanded();
       }
     }
     if (this.status === NEW) {
-      if ((this.flags & RESTART_PENDING) !== 0) {
+      if ((this.flags & (RESTART_PENDING | HELD)) !== 0) {
         this.flags &= ~SCHEDULED;
         return;
       }
@@ -610,6 +708,12 @@ export class ActorCell<T> extends ActorRef<T>
         return;
       }
       const message = mailbox.shift();
+      // A message other than a timer's restarts the receive timeout's period.
+      if (
+        (flags & RECEIVE_TIMEOUT) !== 0 && !(message instanceof TimerTicket)
+      ) {
+        this.#noteMessage();
+      }
       this.#invoke(message, mailbox.shiftedSender);
     }
     this.flags &= ~SCHEDULED;
@@ -630,7 +734,7 @@ export class ActorCell<T> extends ActorRef<T>
     this.currentSender = undefined;
     if (this.extras !== undefined) this.extras.inFlight = undefined;
     this.core.log.error(
-      `runtime fault in the turn of ${this.path}: ${describeError(error)}`,
+      `runtime fault in the turn of ${this.path}`,
       error,
     );
     if (this.status < STOPPING) this.fail(error, NO_MESSAGE, undefined);
@@ -642,13 +746,22 @@ export class ActorCell<T> extends ActorRef<T>
     if (message instanceof Notice) {
       if (message instanceof TimerTicket) {
         if (!this.extras?.timers?.accept(message)) return; // cancelled or replaced
-        message = message.message;
-        sender = undefined;
-      } else {
-        const notice = message as TerminatedNotice;
-        sender = notice.ref;
-        message = openTerminated(this as unknown as ActorCell<never>, notice);
+        if (
+          message.key === RECEIVE_TIMEOUT_KEY && !this.#receiveTimeoutDue()
+        ) {
+          return; // a message came meanwhile: re-armed for the rest of the period
+        }
+        // A timer's message does not reset the receive timeout.
+        this.currentMessage = message.message;
+        this.currentSender = undefined;
+        this.flags |= TIMER_TURN;
+        this.#receive();
+        this.flags &= ~TIMER_TURN;
+        return;
       }
+      const notice = message as TerminatedNotice;
+      sender = notice.ref;
+      message = openTerminated(this as unknown as ActorCell<never>, notice);
     }
     this.currentMessage = message;
     this.currentSender = sender as ActorRef<unknown> | undefined;
@@ -659,6 +772,7 @@ export class ActorCell<T> extends ActorRef<T>
   #receive(): void {
     const message = this.currentMessage;
     const sender = this.currentSender;
+    if (message === PoisonPill) return this.#poisoned(sender);
     const actor = this.actor!;
     let result: unknown;
     try {
@@ -676,6 +790,26 @@ export class ActorCell<T> extends ActorRef<T>
       return;
     }
     this.#holdUntilSettled(result, message, sender, undefined);
+  }
+
+  /**
+   * A `PoisonPill` reached the head of the mailbox: the actor never sees
+   * it, and stops as with `stopSelf()` (what is queued behind it becomes
+   * dead letters). The guardian is stopped by `system.terminate()` only.
+   */
+  #poisoned(sender: unknown): void {
+    this.currentMessage = NO_MESSAGE;
+    this.currentSender = undefined;
+    if (this.parentCell === undefined) {
+      this.core.deadLetter(
+        PoisonPill,
+        sender,
+        this,
+        "the guardian is stopped by system.terminate(), not by a PoisonPill",
+      );
+      return;
+    }
+    this.requestStop();
   }
 
   /**
@@ -717,6 +851,7 @@ export class ActorCell<T> extends ActorRef<T>
       timer: undefined,
     };
     extras.inFlight = inFlight;
+    const timerTurn = (this.flags & TIMER_TURN) !== 0;
     this.flags |= BUSY;
     if ((this.flags & STOP_REQUESTED) !== 0) this.#armStopTimer();
     whenSettled(
@@ -730,6 +865,10 @@ export class ActorCell<T> extends ActorRef<T>
         this.flags &= ~BUSY;
         this.currentMessage = NO_MESSAGE;
         this.currentSender = undefined;
+        // An async handler's time counts as busy, not idle (but for a timer's message).
+        if (!timerTurn && (this.flags & RECEIVE_TIMEOUT) !== 0) {
+          this.#noteMessage();
+        }
         // `undefined` for a handler: no closure kept per cell for the common case.
         if (next === undefined) this.#scheduleIfRunnable();
         else next();
@@ -759,7 +898,7 @@ export class ActorCell<T> extends ActorRef<T>
     const leftBehind = extras.leftBehind ??= new Set();
     leftBehind.add(inFlight);
     const timeoutMs = this.#shutdownTimeoutMs();
-    inFlight.timer = globalThis.setTimeout(() => {
+    inFlight.timer = this.core.scheduler.setTimeout(() => {
       inFlight.timer = undefined;
       this.#abandonLeftBehind(
         inFlight,
@@ -770,7 +909,7 @@ export class ActorCell<T> extends ActorRef<T>
 
   #leftBehindSettled(inFlight: InFlight): void {
     if (this.extras?.leftBehind?.delete(inFlight)) {
-      globalThis.clearTimeout(inFlight.timer as number);
+      this.core.scheduler.clearTimeout(inFlight.timer);
       inFlight.timer = undefined;
     }
   }
@@ -804,7 +943,7 @@ export class ActorCell<T> extends ActorRef<T>
   #scheduleIfRunnable(): void {
     if ((this.flags & (SCHEDULED | BUSY)) !== 0) return;
     const runnable = (this.flags & STOP_REQUESTED) !== 0 ||
-      (this.status === NEW && (this.flags & RESTART_PENDING) === 0) ||
+      (this.status === NEW && (this.flags & (RESTART_PENDING | HELD)) === 0) ||
       (this.status === RUNNING && this.mailbox !== undefined &&
         this.mailbox.size > 0);
     if (runnable) {
@@ -821,6 +960,7 @@ export class ActorCell<T> extends ActorRef<T>
    */
   #start(restartReason: unknown): void {
     this.status = STARTING;
+    this.#releaseHeld(); // siblings restarted after this one start after it
     let actor: Actor<T>;
     try {
       actor = constructWith(
@@ -894,14 +1034,17 @@ export class ActorCell<T> extends ActorRef<T>
    * the props on the cell's next run (through the dispatcher, so an actor
    * that fails in every start cannot recurse without bound). An async
    * handler still in flight is left behind: if it later rejects, its
-   * message becomes a dead letter then.
+   * message becomes a dead letter then. With `after` (a sibling restarted
+   * in the same group restart), the fresh instance waits (HELD) until
+   * `after`'s has begun to start.
    */
-  restart(reason: unknown, message: unknown): void {
+  restart(reason: unknown, message: unknown, after?: Supervised): void {
     this.#settleHanded();
     this.status = NEW;
     this.currentMessage = NO_MESSAGE;
     this.currentSender = undefined;
-    this.flags &= ~(BUSY | AWAITING_PARENT);
+    // The receive timeout is the old instance's (its timer goes below).
+    this.flags &= ~(BUSY | AWAITING_PARENT | RECEIVE_TIMEOUT);
     const extras = this.extras;
     if (extras !== undefined) {
       if (extras.inFlight !== undefined) this.#leaveBehind(extras.inFlight);
@@ -935,8 +1078,29 @@ export class ActorCell<T> extends ActorRef<T>
     }
     this.actor = undefined;
     this.ensureExtras().restartReason = reason;
+    if (
+      after instanceof ActorCell && after !== this && after.status === NEW
+    ) {
+      this.flags |= HELD;
+      (after.ensureExtras().heldBehind ??= []).push(
+        this as unknown as ActorCell<never>,
+      );
+    }
     if (this.#hasStoppingChildren()) this.flags |= RESTART_PENDING;
     else this.#scheduleIfRunnable();
+  }
+
+  /** Lets the siblings HELD behind this one start (it begins to start, or it stopped). */
+  #releaseHeld(): void {
+    const extras = this.extras;
+    const held = extras?.heldBehind;
+    if (held === undefined) return;
+    extras!.heldBehind = undefined;
+    for (const cell of held) {
+      if ((cell.flags & HELD) === 0) continue;
+      cell.flags &= ~HELD;
+      cell.#scheduleIfRunnable();
+    }
   }
 
   /**
@@ -1052,6 +1216,10 @@ export class ActorCell<T> extends ActorRef<T>
     );
   }
 
+  get restartType(): RestartType {
+    return this.props.restart;
+  }
+
   get supervisionState(): unknown {
     return this.extras?.supervisionState;
   }
@@ -1065,7 +1233,12 @@ export class ActorCell<T> extends ActorRef<T>
       restartCount: 0,
       windowStartMs: 0,
     };
-    return requestRestartPermission(stats, maxRetries, withinMs, now());
+    return requestRestartPermission(
+      stats,
+      maxRetries,
+      withinMs,
+      this.core.scheduler.now(),
+    );
   }
 
   reportFailure(
@@ -1074,7 +1247,7 @@ export class ActorCell<T> extends ActorRef<T>
     loggingEnabled: boolean,
   ): void {
     if (loggingEnabled) {
-      this.log.error(`failed (${directive}): ${describeError(error)}`, error);
+      this.log.error(`failed (${directive})`, error);
     }
     const events = this.core.eventStream;
     if (events.hasSubscribers) {
@@ -1085,11 +1258,11 @@ export class ActorCell<T> extends ActorRef<T>
   }
 
   logError(what: string, error: unknown): void {
-    this.log.error(`${what}: ${describeError(error)}`, error);
+    this.log.error(what, error);
   }
 
   now(): number {
-    return now();
+    return this.core.scheduler.now();
   }
 
   // ───────────────────────── Stop ─────────────────────────
@@ -1111,7 +1284,7 @@ export class ActorCell<T> extends ActorRef<T>
     const extras = this.ensureExtras();
     if (extras.stopTimer !== undefined) return;
     const timeoutMs = this.#shutdownTimeoutMs();
-    extras.stopTimer = globalThis.setTimeout(() => {
+    extras.stopTimer = this.core.scheduler.setTimeout(() => {
       extras.stopTimer = undefined;
       this.#stopTimedOut(timeoutMs);
     }, timeoutMs);
@@ -1120,7 +1293,7 @@ export class ActorCell<T> extends ActorRef<T>
   #clearStopTimer(): void {
     const extras = this.extras;
     if (extras !== undefined && extras.stopTimer !== undefined) {
-      globalThis.clearTimeout(extras.stopTimer as number);
+      this.core.scheduler.clearTimeout(extras.stopTimer);
       extras.stopTimer = undefined;
     }
   }
@@ -1290,6 +1463,7 @@ export class ActorCell<T> extends ActorRef<T>
     if (this.status === STOPPED) return; // a postStop that settled after its timeout
     this.status = STOPPED;
     this.#clearStopTimer();
+    this.#releaseHeld(); // stopped before it started: they wait no longer
     const leftBehind = this.extras?.leftBehind;
     if (leftBehind !== undefined) {
       for (const inFlight of leftBehind) {

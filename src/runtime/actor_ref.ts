@@ -8,6 +8,8 @@
  * @module
  */
 
+import type { PoisonPill } from "./poison_pill.ts";
+
 /**
  * The default `ask` timeout in milliseconds.
  *
@@ -19,6 +21,83 @@
  * ```
  */
 export const DEFAULT_ASK_TIMEOUT_MS = 5_000;
+
+/**
+ * Options of {@linkcode ActorRef.ask}: how long to wait, and a signal that
+ * cancels the wait.
+ *
+ * When `signal` aborts, the ask rejects at once with `signal.reason` and
+ * stops timing (its timer is freed once no other ask needs it). The message
+ * itself is not taken back: if it was delivered, the actor may still handle
+ * it, and its reply then goes to dead letters ("ask already completed"). A
+ * signal that is already aborted rejects the ask at once and the message is
+ * not sent at all. The ask stops listening to the signal when it settles in
+ * any way.
+ *
+ * @example Give up on an ask when the user navigates away
+ * ```ts
+ * import { Actor, ActorSystem, Props } from "@understudy/core";
+ *
+ * class Slow extends Actor<string> {
+ *   onReceive(): void {} // never answers
+ * }
+ * const system = ActorSystem.create("demo");
+ * const slow = system.actorOf(Props.create(() => new Slow()));
+ * const controller = new AbortController();
+ * const answer = slow.ask("report", { timeoutMs: 60_000, signal: controller.signal });
+ * controller.abort(new Error("navigated away"));
+ * await answer.catch((error) => console.log(error.message)); // "navigated away"
+ * await system.terminate();
+ * ```
+ */
+export interface AskOptions {
+  /**
+   * How long to wait for the reply, in milliseconds, from 0 to
+   * 2,147,483,647.
+   *
+   * @default {5000}
+   */
+  readonly timeoutMs?: number;
+  /** Rejects the ask with its reason as soon as it aborts. */
+  readonly signal?: AbortSignal;
+}
+
+/**
+ * A message that declares the type of its reply, so `ask` infers it:
+ * extend it (it adds nothing at run time but an empty base class), and
+ * `ref.ask(new GetBalance(id))` is a `Promise<number>` when `GetBalance
+ * extends Request<number>`. Messages that do not extend it are asked with
+ * an explicit type argument, `ref.ask<number>(message)`, as before.
+ *
+ * @typeParam R The reply's type.
+ *
+ * @example Usage
+ * ```ts
+ * import { Request } from "@understudy/core";
+ *
+ * class Ping extends Request<"pong"> {}
+ * const ping = new Ping(); // asking an actor with it yields Promise<"pong">
+ * ```
+ */
+export abstract class Request<R> {
+  /** Type only: the reply's type (never set at run time). */
+  declare readonly "~reply"?: R;
+}
+
+/**
+ * The reply type a message declares through {@linkcode Request};
+ * `unknown` for any other message.
+ *
+ * @example Usage
+ * ```ts
+ * import { Request, type ReplyOf } from "@understudy/core";
+ *
+ * class GetName extends Request<string> {}
+ * const name: ReplyOf<GetName> = "alice";
+ * ```
+ */
+export type ReplyOf<M> = M extends { readonly "~reply"?: infer R } ? R
+  : unknown;
 
 /**
  * A handle to an actor. Send it messages with `tell`, or `ask` for a reply.
@@ -70,13 +149,52 @@ export abstract class ActorRef<T> {
    * @param message The message.
    * @param sender Who the receiver sees as `this.sender` (to reply to).
    */
-  abstract tell(message: T, sender?: ActorRef<never>): void;
+  abstract tell(message: T | PoisonPill, sender?: ActorRef<never>): void;
 
+  /**
+   * Sends a {@linkcode Request} and waits for its reply, whose type the
+   * request declares: `ref.ask(new GetBalance("alice"))` is a
+   * `Promise<number>` when `GetBalance extends Request<number>`, with no
+   * type argument to get wrong. Otherwise as the next signature.
+   *
+   * @example Usage
+   * ```ts
+   * import { Actor, ActorSystem, Props, Request } from "@understudy/core";
+   *
+   * class GetBalance extends Request<number> {
+   *   constructor(readonly account: string) {
+   *     super();
+   *   }
+   * }
+   * class Bank extends Actor<GetBalance> {
+   *   onReceive(message: GetBalance): void {
+   *     this.sender?.tell(message.account === "alice" ? 100 : 0);
+   *   }
+   * }
+   * const system = ActorSystem.create("demo");
+   * const bank = system.actorOf(Props.create(() => new Bank()));
+   * const balance: number = await bank.ask(new GetBalance("alice"));
+   * console.log(balance); // 100
+   * await system.terminate();
+   * ```
+   *
+   * @typeParam M The request's type; its reply type is `ReplyOf<M>`.
+   * @param message The request.
+   * @param options How long to wait, in milliseconds (default 5000), or
+   * {@linkcode AskOptions} (a timeout and a signal).
+   * @returns The reply.
+   */
+  abstract ask<M extends T & object>(
+    message: M,
+    options?: number | AskOptions,
+  ): Promise<ReplyOf<M>>;
   /**
    * Sends `message` and waits for one reply, which the receiver sends to
    * `this.sender`. Rejects with {@linkcode AskTimeoutError} if no reply comes
-   * within `timeoutMs`, and with {@linkcode UndeliveredError} as soon as the
-   * message goes to dead letters (for instance because the actor is dead).
+   * within `timeoutMs`, with {@linkcode UndeliveredError} as soon as the
+   * message goes to dead letters (for instance because the actor is dead),
+   * and with the signal's reason as soon as `options.signal` aborts (see
+   * {@linkcode AskOptions}).
    *
    * @example Usage
    * ```ts
@@ -95,10 +213,17 @@ export abstract class ActorRef<T> {
    *
    * @typeParam R The reply's type.
    * @param message The message.
-   * @param timeoutMs How long to wait, in milliseconds (default 5000).
+   * @param options How long to wait, in milliseconds (default 5000), or
+   * {@linkcode AskOptions} (a timeout and a signal).
    * @returns The reply.
+   * @throws {TypeError} If the timeout is not a number or the signal not an
+   * `AbortSignal`.
+   * @throws {RangeError} If the timeout is outside [0, 2147483647].
    */
-  abstract ask<R = unknown>(message: T, timeoutMs?: number): Promise<R>;
+  abstract ask<R = unknown>(
+    message: T,
+    options?: number | AskOptions,
+  ): Promise<R>;
 
   /**
    * The ref's path, for logs.
@@ -114,6 +239,43 @@ export abstract class ActorRef<T> {
    */
   toString(): string {
     return `ActorRef(${this.path})`;
+  }
+}
+
+/** The registered symbols through which Node and Bun, then Deno, print an object. */
+const INSPECT_SYMBOL_KEYS: readonly string[] = [
+  "nodejs.util.inspect.custom",
+  "Deno.customInspect",
+];
+
+let printsAsString = false;
+
+/** What the console prints for an object with it: its `toString()`. */
+function inspectAsString(this: object): string {
+  return String(this);
+}
+
+/**
+ * Makes `console.log` (and `util.inspect`, `Deno.inspect`, `Bun.inspect`)
+ * print every ref, and each of `prototypes`' instances, as its `toString()`
+ * (`ActorRef(/user/name)`) instead of the runtime's internals. Done when the
+ * first actor system is created, not at import, so that importing the
+ * module has no side effect; later calls do nothing. Browsers' consoles are
+ * not affected.
+ *
+ * @param prototypes Other prototypes to print the same way.
+ */
+export function installInspection(...prototypes: object[]): void {
+  if (printsAsString) return;
+  printsAsString = true;
+  for (const prototype of [ActorRef.prototype, ...prototypes]) {
+    for (const key of INSPECT_SYMBOL_KEYS) {
+      Object.defineProperty(prototype, Symbol.for(key), {
+        value: inspectAsString,
+        configurable: true,
+        writable: true,
+      });
+    }
   }
 }
 

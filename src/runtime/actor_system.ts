@@ -15,7 +15,7 @@ import {
 import { describeValue } from "../validation.ts";
 import { Actor } from "./actor.ts";
 import { ActorCell } from "./actor_cell.ts";
-import { ActorRef, UndeliveredError } from "./actor_ref.ts";
+import { ActorRef, installInspection, UndeliveredError } from "./actor_ref.ts";
 import { type AskOwner, AskRef, PendingAsks } from "./ask.ts";
 import { Dispatcher } from "./dispatcher.ts";
 import { DeadLetter, EventStream } from "./event_stream.ts";
@@ -27,6 +27,7 @@ import {
   type LogSink,
 } from "./logging.ts";
 import { Props } from "./props.ts";
+import { isScheduler, realScheduler, type Scheduler } from "./scheduler.ts";
 import { checkDelay } from "../validation.ts";
 
 /** The default of {@linkcode ActorSystemOptions.shutdownTimeoutMs}. */
@@ -67,6 +68,13 @@ export interface ActorSystemOptions {
    * Milliseconds, 0 to 2³¹−1. Default 5000.
    */
   shutdownTimeoutMs?: number;
+  /**
+   * Runs every timer the library starts and is the clock it reads (see
+   * {@linkcode Scheduler}). Default {@linkcode realScheduler}; tests pass
+   * `ManualScheduler` from `@understudy/core/testing` to move time
+   * themselves.
+   */
+  scheduler?: Scheduler;
 }
 
 /** The guardian of `/user`: parent of every top-level actor. */
@@ -111,10 +119,11 @@ export class SystemCore implements AskOwner {
   readonly logLevel: LogLevel;
   readonly logSink: LogSink;
   readonly log: Logger;
-  readonly pendingAsks: PendingAsks = new PendingAsks();
+  readonly pendingAsks: PendingAsks;
   readonly deadLetters: DeadLettersRef;
   readonly guardian: ActorCell<never>;
   readonly shutdownTimeoutMs: number;
+  readonly scheduler: Scheduler;
   terminating = false;
   readonly whenTerminated: Promise<void>;
   #resolveTerminated!: () => void;
@@ -138,6 +147,16 @@ export class SystemCore implements AskOwner {
       "shutdownTimeoutMs",
       options.shutdownTimeoutMs ?? DEFAULT_SHUTDOWN_TIMEOUT_MS,
     );
+    const scheduler = options.scheduler ?? realScheduler;
+    if (!isScheduler(scheduler)) {
+      throw new TypeError(
+        `Cannot create actor system: "scheduler" must be an object with setTimeout, clearTimeout and now functions (got ${
+          describeValue(scheduler)
+        })`,
+      );
+    }
+    this.scheduler = scheduler;
+    this.pendingAsks = new PendingAsks(scheduler);
     const strategy = options.guardianStrategy ?? defaultStrategy;
     if (!(strategy instanceof FaultHandlingStrategy)) {
       throw new TypeError(
@@ -199,7 +218,7 @@ export class SystemCore implements AskOwner {
     this.terminating = true;
     this.guardian.requestStop();
     const timeoutMs = this.shutdownTimeoutMs;
-    this.#shutdownDeadline = globalThis.setTimeout(() => {
+    this.#shutdownDeadline = this.scheduler.setTimeout(() => {
       this.#shutdownDeadline = undefined;
       this.guardian.forceStop(timeoutMs);
     }, timeoutMs);
@@ -208,7 +227,7 @@ export class SystemCore implements AskOwner {
   /** The guardian stopped: the whole tree is down. */
   guardianTerminated(): void {
     if (this.#shutdownDeadline !== undefined) {
-      globalThis.clearTimeout(this.#shutdownDeadline as number);
+      this.scheduler.clearTimeout(this.#shutdownDeadline);
       this.#shutdownDeadline = undefined;
     }
     this.dispatcher.close();
@@ -247,6 +266,27 @@ export class ActorSystem {
   private constructor(name: string, options: ActorSystemOptions) {
     this.name = name;
     this.#core = new SystemCore(this, options);
+    // Refs and systems print as `ActorRef(/user/a)` and `ActorSystem(name)`.
+    installInspection(ActorSystem.prototype);
+  }
+
+  /**
+   * The system's name, for logs: `ActorSystem(name)`. `console.log` prints
+   * a system (and a ref) this way in Node, Deno and Bun.
+   *
+   * @example Usage
+   * ```ts
+   * import { ActorSystem } from "@understudy/core";
+   *
+   * const system = ActorSystem.create("shop");
+   * console.log(String(system)); // "ActorSystem(shop)"
+   * await system.terminate();
+   * ```
+   *
+   * @returns `ActorSystem(name)`.
+   */
+  toString(): string {
+    return `ActorSystem(${this.name})`;
   }
 
   /**
@@ -296,6 +336,25 @@ export class ActorSystem {
    */
   get eventStream(): EventStream {
     return this.#core.eventStream;
+  }
+
+  /**
+   * The scheduler that runs this system's timers and is its clock
+   * ({@linkcode ActorSystemOptions.scheduler}); actors that time things
+   * themselves read it, so a manual scheduler in a test moves them too.
+   *
+   * @example Usage
+   * ```ts
+   * import { ActorSystem } from "@understudy/core";
+   *
+   * const system = ActorSystem.create("demo");
+   * const startedAt = system.scheduler.now();
+   * await system.terminate();
+   * console.log(system.scheduler.now() >= startedAt); // true
+   * ```
+   */
+  get scheduler(): Scheduler {
+    return this.#core.scheduler;
   }
 
   /**
@@ -408,6 +467,44 @@ export class ActorSystem {
       );
     }
     return this.#core.guardian.actorOf(props, name);
+  }
+
+  /**
+   * Stops an actor of this system from outside, as `context.stop` does
+   * from inside: after the message it is processing, its children first;
+   * the messages still queued become dead letters. Meant for top-level
+   * actors, but any actor of this system may be stopped (as in Akka); to
+   * stop one after the messages already sent to it, send it a
+   * {@linkcode PoisonPill} instead. Stopping an actor that has stopped
+   * already does nothing.
+   *
+   * @example Usage
+   * ```ts
+   * import { Actor, ActorSystem, Props } from "@understudy/core";
+   *
+   * class Worker extends Actor<string> {
+   *   onReceive(): void {}
+   * }
+   * const system = ActorSystem.create("demo");
+   * const worker = system.actorOf(Props.create(() => new Worker()), "worker");
+   * system.stop(worker);
+   * await system.terminate();
+   * ```
+   *
+   * @param ref An actor of this system.
+   */
+  stop(ref: ActorRef<never>): void {
+    const core = this.#core;
+    if (
+      !(ref instanceof ActorCell) || ref.core !== core || ref === core.guardian
+    ) {
+      throw new TypeError(
+        `Cannot stop ${
+          ref instanceof ActorRef ? ref.toString() : describeValue(ref)
+        }: "ref" must be an actor of actor system "${this.name}" (as returned by its actorOf or a context's actorOf)`,
+      );
+    }
+    ref.requestStop();
   }
 
   /**

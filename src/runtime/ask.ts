@@ -4,18 +4,28 @@
 /**
  * `ask`: a temporary ref stands in as the sender, and the first reply
  * settles the promise. Asks with the same timeout share one timer, armed for
- * the soonest deadline, so a burst of asks costs no timer each. Internal to
- * the runtime (`ActorRef.ask` is the API).
+ * the soonest deadline, so a burst of asks costs no timer each. An ask with
+ * a `signal` also listens for its abort, and stops listening when it settles.
+ * Internal to the runtime (`ActorRef.ask` is the API).
  *
  * @module
  */
 
-import { ActorRef, AskTimeoutError, UndeliveredError } from "./actor_ref.ts";
-import { now } from "./timers.ts";
+import {
+  ActorRef,
+  type AskOptions,
+  AskTimeoutError,
+  DEFAULT_ASK_TIMEOUT_MS,
+  UndeliveredError,
+} from "./actor_ref.ts";
+import type { Scheduler } from "./scheduler.ts";
+import { checkDelay, fail } from "../validation.ts";
 
 /** What an {@linkcode AskRef} needs from its system. */
 export interface AskOwner {
   readonly pendingAsks: PendingAsks;
+  /** Runs the timeouts and is the clock of deadlines. */
+  readonly scheduler: Scheduler;
   deadLetter(
     message: unknown,
     sender: unknown,
@@ -29,6 +39,12 @@ let askCounter = 0;
 /**
  * The temporary sender of an `ask`: the first message told to it settles
  * the promise. Internal to the runtime.
+ *
+ * The constructor reads and checks the ask's options (a timeout in
+ * milliseconds, or {@linkcode AskOptions}), throwing before anything is
+ * registered. If the signal is already aborted, the ask is born settled
+ * (its promise rejected with the signal's reason, no timer, no listener):
+ * the caller then does not send the message (`settled` is true).
  */
 export class AskRef<R> extends ActorRef<unknown> {
   readonly promise: Promise<R>;
@@ -36,25 +52,60 @@ export class AskRef<R> extends ActorRef<unknown> {
   readonly #target: ActorRef<never>;
   readonly #id = ++askCounter;
   #resolve!: (value: R) => void;
-  #reject!: (error: Error) => void;
+  #reject!: (reason: unknown) => void;
   #settled = false;
+  /** The caller's signal and its listener, while the ask is pending. */
+  #signal: AbortSignal | undefined = undefined;
+  #onAbort: (() => void) | undefined = undefined;
   /** When it times out, and its neighbours among the asks with its timeout (see {@linkcode PendingAsks}). */
   deadline: number;
   readonly timeoutMs: number;
   previous: AskRef<unknown> | undefined = undefined;
   next: AskRef<unknown> | undefined = undefined;
 
-  constructor(owner: AskOwner, target: ActorRef<never>, timeoutMs: number) {
+  constructor(
+    owner: AskOwner,
+    target: ActorRef<never>,
+    options: number | AskOptions | undefined,
+  ) {
     super();
+    let timeoutMs: unknown = options;
+    let signal: AbortSignal | undefined;
+    if (typeof options === "object" && options !== null) {
+      timeoutMs = options.timeoutMs;
+      signal = options.signal;
+      if (signal !== undefined && !isAbortSignal(signal)) {
+        fail("ask", "signal", "an AbortSignal", signal);
+      }
+    }
+    this.timeoutMs = checkDelay(
+      "ask",
+      "timeoutMs",
+      timeoutMs === undefined ? DEFAULT_ASK_TIMEOUT_MS : timeoutMs,
+    );
     this.#owner = owner;
     this.#target = target;
-    this.timeoutMs = timeoutMs;
-    this.deadline = now() + timeoutMs;
+    this.deadline = owner.scheduler.now() + this.timeoutMs;
     this.promise = new Promise<R>((resolve, reject) => {
       this.#resolve = resolve;
       this.#reject = reject;
     });
+    if (signal?.aborted) {
+      this.#settled = true;
+      this.#reject(signal.reason);
+      return;
+    }
+    if (signal !== undefined) {
+      this.#signal = signal;
+      this.#onAbort = () => this.fail(signal.reason);
+      signal.addEventListener("abort", this.#onAbort);
+    }
     owner.pendingAsks.add(this as AskRef<unknown>);
+  }
+
+  /** Whether the ask has ended (replied, failed, timed out or aborted). */
+  get settled(): boolean {
+    return this.#settled;
   }
 
   /** The path of the actor asked, for error messages. */
@@ -75,7 +126,7 @@ export class AskRef<R> extends ActorRef<unknown> {
     // Resolve first: code awaiting this ask then runs before the deadline
     // bookkeeping checks whether a timer is still needed (see PendingAsks).
     this.#resolve(message as R);
-    this.#owner.pendingAsks.remove(this as AskRef<unknown>);
+    this.#release();
   }
 
   ask<Q>(message: unknown): Promise<Q> {
@@ -90,13 +141,36 @@ export class AskRef<R> extends ActorRef<unknown> {
     );
   }
 
-  /** Rejects the pending ask (message undelivered, timeout, or system terminated). */
-  fail(error: Error): void {
+  /** Rejects the pending ask (message undelivered, timeout, system terminated, or aborted). */
+  fail(reason: unknown): void {
     if (this.#settled) return;
     this.#settled = true;
-    this.#reject(error);
-    this.#owner.pendingAsks.remove(this as AskRef<unknown>);
+    this.#reject(reason);
+    this.#release();
   }
+
+  /** Forgets the settled ask: its place among the pending, its abort listener. */
+  #release(): void {
+    this.#owner.pendingAsks.remove(this as AskRef<unknown>);
+    if (this.#signal !== undefined) {
+      this.#signal.removeEventListener("abort", this.#onAbort!);
+      this.#signal = undefined;
+      this.#onAbort = undefined;
+    }
+  }
+}
+
+/**
+ * Whether `value` looks like an `AbortSignal`: an object with a boolean
+ * `aborted` and the two listener functions (so a signal from another realm
+ * or a polyfill passes too).
+ */
+function isAbortSignal(value: unknown): value is AbortSignal {
+  const candidate = value as Partial<AbortSignal> | null;
+  return typeof candidate === "object" && candidate !== null &&
+    typeof candidate.aborted === "boolean" &&
+    typeof candidate.addEventListener === "function" &&
+    typeof candidate.removeEventListener === "function";
 }
 
 /** The pending asks with one timeout: soonest deadline first, and the timer for the first. */
@@ -104,10 +178,11 @@ class AskQueue {
   first: AskRef<unknown> | undefined = undefined;
   last: AskRef<unknown> | undefined = undefined;
   #timer: unknown = undefined;
+  readonly #scheduler: Scheduler;
   /** Fails every ask whose deadline has come, then waits for the next. */
   readonly #expire = (): void => {
     this.#timer = undefined;
-    const t = now();
+    const t = this.#scheduler.now();
     for (
       let ask = this.first;
       ask !== undefined && ask.deadline <= t;
@@ -118,10 +193,14 @@ class AskQueue {
     this.arm(t);
   };
 
+  constructor(scheduler: Scheduler) {
+    this.#scheduler = scheduler;
+  }
+
   /** Sets the timer for the first deadline, unless it is set or nothing waits. */
   arm(t: number): void {
     if (this.#timer !== undefined || this.first === undefined) return;
-    this.#timer = globalThis.setTimeout(
+    this.#timer = this.#scheduler.setTimeout(
       this.#expire,
       Math.max(0, this.first.deadline - t),
     );
@@ -130,7 +209,7 @@ class AskQueue {
   /** Clears the timer, if set. */
   disarm(): void {
     if (this.#timer === undefined) return;
-    globalThis.clearTimeout(this.#timer as number);
+    this.#scheduler.clearTimeout(this.#timer);
     this.#timer = undefined;
   }
 }
@@ -146,6 +225,7 @@ class AskQueue {
  */
 export class PendingAsks {
   readonly #queues = new Map<number, AskQueue>();
+  readonly #scheduler: Scheduler;
   #sweepQueued = false;
   readonly #sweep = (): void => {
     this.#sweepQueued = false;
@@ -157,18 +237,23 @@ export class PendingAsks {
     }
   };
 
+  /** @param scheduler The system's: runs the timers, reads the clock. */
+  constructor(scheduler: Scheduler) {
+    this.#scheduler = scheduler;
+  }
+
   /** Registers a new ask; its deadline is the latest of its timeout's. */
   add(ask: AskRef<unknown>): void {
     let queue = this.#queues.get(ask.timeoutMs);
     if (queue === undefined) {
-      queue = new AskQueue();
+      queue = new AskQueue(this.#scheduler);
       this.#queues.set(ask.timeoutMs, queue);
     }
     ask.previous = queue.last;
     if (queue.last === undefined) queue.first = ask;
     else queue.last.next = ask;
     queue.last = ask;
-    queue.arm(now());
+    queue.arm(this.#scheduler.now());
   }
 
   /** Forgets a settled ask. */

@@ -51,6 +51,13 @@ export interface LogRecord {
   readonly message: string;
   /** Extra values passed after the message (errors, objects). */
   readonly data: readonly unknown[];
+  /**
+   * At `error` level, the first value passed after the message (also
+   * `data[0]`): the runtime always passes the thrown value there, so a
+   * record about a failure carries it here. The message says what happened
+   * without repeating the error's text.
+   */
+  readonly error?: unknown;
 }
 
 /**
@@ -69,7 +76,9 @@ export interface LogRecord {
 export type LogSink = (record: LogRecord) => void;
 
 /**
- * Writes `[level] path message` to the console method of that level.
+ * Writes `[level] path message` to the console method of that level, then
+ * the record's data, so the console prints an error (its text and stack)
+ * once: `[error] /user/child failed (restart): Error: boom` and the stack.
  *
  * @example Usage
  * ```ts
@@ -83,8 +92,9 @@ export type LogSink = (record: LogRecord) => void;
 export function consoleSink(record: LogRecord): void {
   const console = globalThis.console;
   if (console === undefined) return;
+  const line = `[${record.level}] ${record.path} ${record.message}`;
   console[record.level](
-    `[${record.level}] ${record.path} ${record.message}`,
+    "error" in record ? `${line}:` : line,
     ...record.data,
   );
 }
@@ -181,7 +191,8 @@ export class Logger {
   }
 
   /**
-   * Logs at `error`.
+   * Logs at `error`. Pass the error after the message rather than in it: it
+   * becomes the record's `error`, and the console prints it once.
    *
    * @example Usage
    * ```ts
@@ -201,7 +212,11 @@ export class Logger {
   ): void {
     if (SEVERITY[level] < this.#threshold) return;
     try {
-      this.#sink({ level, path: this.#path(), message, data });
+      this.#sink(
+        level === "error" && data.length > 0
+          ? { level, path: this.#path(), message, data, error: data[0] }
+          : { level, path: this.#path(), message, data },
+      );
     } catch {
       // A broken sink must not crash the actor that logs.
     }

@@ -10,6 +10,10 @@
 
 import { describeValue } from "../validation.ts";
 import type { ErrorClass } from "../supervision/strategy.ts";
+import {
+  checkRestartType,
+  type RestartType,
+} from "../supervision/restart_type.ts";
 import { TypedStrategy } from "../supervision/supervisor_strategy.ts";
 import {
   type FailureClause,
@@ -43,9 +47,18 @@ export interface PropsOptions {
    * 2³¹−1). Default: the system's `shutdownTimeoutMs`.
    */
   shutdownTimeoutMs?: number;
+  /**
+   * Whether the actor is brought back after it ended (OTP's restart type):
+   * `"permanent"` always (the default), `"transient"` only after a failure,
+   * `"temporary"` never. Under a classic or typed strategy a `"temporary"`
+   * actor is stopped where it would be restarted; a `BackoffSupervisor`
+   * respawns a `"transient"` child only after a crash and a `"temporary"`
+   * one never.
+   */
+  restart?: RestartType;
 }
 
-export type { FailureClause };
+export type { FailureClause, RestartType };
 
 /**
  * How to create an actor. The factory is called again for every restart, so
@@ -86,6 +99,8 @@ export class Props<T> {
   readonly failureHandling: TypedFailureHandling | undefined;
   /** The actor's shutdown timeout; `undefined` means the system's. */
   readonly shutdownTimeoutMs: number | undefined;
+  /** Whether the actor is brought back after it ended (see {@linkcode PropsOptions.restart}). */
+  readonly restart: RestartType;
 
   /** Use {@linkcode Props.create}. */
   protected constructor(
@@ -93,11 +108,13 @@ export class Props<T> {
     stashCapacity: number,
     failureHandling: TypedFailureHandling | undefined,
     shutdownTimeoutMs: number | undefined,
+    restart: RestartType = "permanent",
   ) {
     this.factory = factory;
     this.stashCapacity = stashCapacity;
     this.failureHandling = failureHandling;
     this.shutdownTimeoutMs = shutdownTimeoutMs;
+    this.restart = restart;
   }
 
   /**
@@ -115,7 +132,7 @@ export class Props<T> {
    *
    * @typeParam T The messages the actor accepts.
    * @param factory Returns a new actor instance on each call.
-   * @param options Stash capacity.
+   * @param options Stash capacity, shutdown timeout, restart type.
    * @returns The props.
    */
   static create<T>(
@@ -151,7 +168,15 @@ export class Props<T> {
     if (shutdownTimeoutMs !== undefined) {
       checkDelay("create Props", "shutdownTimeoutMs", shutdownTimeoutMs);
     }
-    return new Props(factory, stashCapacity, undefined, shutdownTimeoutMs);
+    const { restart = "permanent" } = options;
+    checkRestartType("create Props", restart);
+    return new Props(
+      factory,
+      stashCapacity,
+      undefined,
+      shutdownTimeoutMs,
+      restart,
+    );
   }
 
   /**
@@ -199,6 +224,7 @@ export class SupervisedProps<T> extends Props<T> {
         ? undefined
         : new TypedFailureHandling(failureClauses),
       props.shutdownTimeoutMs,
+      props.restart,
     );
   }
 

@@ -15,14 +15,15 @@
 
 import { checkDelay } from "../validation.ts";
 import { Notice } from "./mailbox.ts";
+import { realScheduler, type Scheduler } from "./scheduler.ts";
 
 /**
- * The runtime's clock, in milliseconds: `performance.now()` (monotonic)
- * where it exists, else `Date.now()`. Read from `globalThis` at each call,
- * so fake timers installed by a test take effect. Internal to the runtime.
+ * The host's clock, in milliseconds (see {@linkcode realScheduler}). For
+ * what does not belong to a system (the dispatcher's slices); everything
+ * else reads its system's scheduler. Internal to the runtime.
  */
 export function now(): number {
-  return globalThis.performance?.now() ?? Date.now();
+  return realScheduler.now();
 }
 
 /**
@@ -174,9 +175,14 @@ export class TimerTicket extends Notice {
 export class ActorTimers implements TimerScheduler {
   readonly #active = new Map<unknown, TimerTicket>();
   readonly #deliver: (ticket: TimerTicket) => void;
+  readonly #scheduler: Scheduler;
 
-  /** @param deliver Puts a due ticket in the owner's mailbox. */
-  constructor(deliver: (ticket: TimerTicket) => void) {
+  /**
+   * @param scheduler The system's scheduler, which runs every timer.
+   * @param deliver Puts a due ticket in the owner's mailbox.
+   */
+  constructor(scheduler: Scheduler, deliver: (ticket: TimerTicket) => void) {
+    this.#scheduler = scheduler;
     this.#deliver = deliver;
   }
 
@@ -217,12 +223,12 @@ export class ActorTimers implements TimerScheduler {
     const ticket = this.#active.get(key);
     if (ticket === undefined) return;
     this.#active.delete(key);
-    globalThis.clearTimeout(ticket.handle as number);
+    this.#scheduler.clearTimeout(ticket.handle);
   }
 
   cancelAll(): void {
     for (const ticket of this.#active.values()) {
-      globalThis.clearTimeout(ticket.handle as number);
+      this.#scheduler.clearTimeout(ticket.handle);
     }
     this.#active.clear();
   }
@@ -246,12 +252,13 @@ export class ActorTimers implements TimerScheduler {
   ): void {
     this.cancel(key);
     const ticket = new TimerTicket(key, message, repeatMs, undefined);
+    const scheduler = this.#scheduler;
     const fire = (): void => {
       if (this.#active.get(key) !== ticket) return;
-      if (repeatMs >= 0) ticket.handle = globalThis.setTimeout(fire, repeatMs);
+      if (repeatMs >= 0) ticket.handle = scheduler.setTimeout(fire, repeatMs);
       this.#deliver(ticket);
     };
-    ticket.handle = globalThis.setTimeout(fire, delayMs);
+    ticket.handle = scheduler.setTimeout(fire, delayMs);
     this.#active.set(key, ticket);
   }
 }

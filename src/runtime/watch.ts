@@ -3,11 +3,15 @@
 
 /**
  * Death watch: `context.watch(ref)` and the {@linkcode Terminated} message
- * it brings, exactly once per watch.
+ * it brings, exactly once per watch; `context.watchWith(ref, message)`
+ * brings `message` instead.
  *
  * A watcher keeps its target in `watching` until the Terminated has been
  * processed, so watching again meanwhile cannot queue a second one, and
- * `unwatch` removes a Terminated already queued. Internal to the runtime.
+ * `unwatch` removes a Terminated already queued. The message to deliver is
+ * looked up when the notice is taken out of the mailbox, so an `unwatch`
+ * and a new watch in between get the new watch's message. Internal to the
+ * runtime.
  *
  * @module
  */
@@ -16,8 +20,12 @@ import { Terminated } from "./actor.ts";
 import type { ActorRef } from "./actor_ref.ts";
 import type { ActorCell } from "./actor_cell.ts";
 import { Notice } from "./mailbox.ts";
+import { describeValue } from "../validation.ts";
 
 type Cell = ActorCell<never>;
+
+/** What `watching` holds for a plain `watch`: deliver a {@linkcode Terminated}. */
+const TERMINATED: unique symbol = Symbol("Terminated");
 
 /** A watched actor's end, queued for a watcher. */
 export class TerminatedNotice extends Notice {
@@ -30,16 +38,49 @@ export class TerminatedNotice extends Notice {
 export class DeathWatch {
   /** Who watches this actor. */
   watchers: Set<Cell> | undefined = undefined;
-  /** Whom this actor watches, until their Terminated is processed. */
-  watching: Set<Cell> | undefined = undefined;
+  /**
+   * Whom this actor watches, until their Terminated is processed, each with
+   * the message to deliver (TERMINATED for a plain `watch`).
+   */
+  watching: Map<Cell, unknown> | undefined = undefined;
 }
 
 /** `watcher` starts watching `target` (already checked to be another cell). */
 export function watch(watcher: Cell, target: Cell): void {
+  addWatch(watcher, target, TERMINATED);
+}
+
+/**
+ * `watcher` starts watching `target` (already checked to be another cell);
+ * when it ends, `watcher` gets `message` instead of a Terminated.
+ */
+export function watchWith(
+  watcher: Cell,
+  target: Cell,
+  message: unknown,
+): void {
+  addWatch(watcher, target, message);
+}
+
+/**
+ * Watching again with the same message changes nothing; with another, it
+ * throws (as in Akka: `unwatch` first).
+ */
+function addWatch(watcher: Cell, target: Cell, message: unknown): void {
   const own = watcher.ensureExtras().deathWatch ??= new DeathWatch();
-  const watching = own.watching ??= new Set();
-  if (watching.has(target)) return;
-  watching.add(target);
+  const watching = own.watching ??= new Map();
+  if (watching.has(target)) {
+    const previous = watching.get(target);
+    if (Object.is(previous, message)) return;
+    throw new TypeError(
+      `Cannot watch ${target.path} from ${watcher.path} with ${
+        message === TERMINATED ? "Terminated" : describeValue(message)
+      }: it is already watched with ${
+        previous === TERMINATED ? "Terminated" : describeValue(previous)
+      } (unwatch it first to change the message)`,
+    );
+  }
+  watching.set(target, message);
   if (target.isStopped) {
     watcher.enqueueNotice(new TerminatedNotice(target));
     return;
@@ -57,20 +98,30 @@ export function unwatch(watcher: Cell, target: Cell): void {
   );
 }
 
-/** The watcher takes a Terminated out of its mailbox: the watch it answers is over. */
+/**
+ * The watcher takes a Terminated out of its mailbox: the watch it answers
+ * is over. Returns what to deliver: a {@linkcode Terminated}, or the
+ * message given to `watchWith`.
+ */
 export function openTerminated(
   watcher: Cell,
   notice: TerminatedNotice,
-): Terminated {
-  watcher.extras?.deathWatch?.watching?.delete(notice.ref as Cell);
-  return new Terminated(notice.ref);
+): unknown {
+  const watching = watcher.extras?.deathWatch?.watching;
+  const target = notice.ref as Cell;
+  let message: unknown = TERMINATED;
+  if (watching !== undefined && watching.has(target)) {
+    message = watching.get(target);
+    watching.delete(target);
+  }
+  return message === TERMINATED ? new Terminated(notice.ref) : message;
 }
 
 /** `cell` has stopped: its watchers hear of it, and its own watches end. */
 export function announceTermination(cell: Cell): void {
   const own = cell.extras?.deathWatch;
   if (own === undefined) return;
-  for (const target of own.watching ?? []) {
+  for (const target of own.watching?.keys() ?? []) {
     target.extras?.deathWatch?.watchers?.delete(cell);
   }
   for (const watcher of own.watchers ?? []) {

@@ -4,20 +4,33 @@
 /**
  * Classic supervision, Akka's style: a parent's strategy decides for a
  * failed child. The whole restart decision of this style is here: the
- * directive from the decider, the restart limit, and whom the directive
- * applies to (the child alone, or every child for `AllForOneStrategy`).
+ * directive from the decider, the restart type and limit, and whom the
+ * directive applies to (the child alone, every child for
+ * `AllForOneStrategy`, the child and its younger siblings for
+ * `RestForOneStrategy`).
  *
  * @module
  */
 
-import type { FaultHandlingStrategy } from "./strategy.ts";
+import { mayRestart } from "./restart_type.ts";
+import {
+  type FaultHandlingStrategy,
+  RestartLimitExceeded,
+} from "./strategy.ts";
 import type { Supervised } from "./supervised.ts";
 
 /**
  * Applies `strategy` to `child`, which failed with `error` while handling
- * `message`. `children` lists every child of the parent (for
- * `AllForOneStrategy`); `escalate` fails the parent in turn, `undefined` at
- * the top of the tree, where `escalate` means `stop`.
+ * `message`. `children` lists every child of the parent in start order (for
+ * `AllForOneStrategy` and `RestForOneStrategy`); `escalate` fails the
+ * parent in turn, `undefined` at the top of the tree, where `escalate`
+ * means `stop`.
+ *
+ * Restart types: a `"temporary"` child is stopped where the directive says
+ * restart (it counts no restart against the limit); `"permanent"` and
+ * `"transient"` children are alike here, since this is always a failure.
+ * A restart limit exceeded stops the child, or with `onLimitExceeded:
+ * "escalate"` fails the parent with a {@linkcode RestartLimitExceeded}.
  */
 export function superviseChild(
   strategy: FaultHandlingStrategy,
@@ -28,41 +41,66 @@ export function superviseChild(
   escalate: ((error: unknown) => void) | undefined,
 ): void {
   let directive = strategy.decide(error);
+  let escalated = error;
   if (directive === "escalate" && escalate === undefined) directive = "stop";
-  if (
+  if (directive === "restart" && child.restartType === "temporary") {
+    directive = "stop";
+  } else if (
     directive === "restart" &&
     !child.permitRestart(strategy.maxRetries, strategy.withinTimeRangeMs)
   ) {
-    directive = "stop";
-    if (strategy.loggingEnabled) {
-      child.logError(
-        `restart limit reached (${strategy.maxRetries} within ${strategy.withinTimeRangeMs} ms); stopping`,
+    const limit =
+      `restart limit reached (${strategy.maxRetries} within ${strategy.withinTimeRangeMs} ms)`;
+    if (strategy.onLimitExceeded === "escalate" && escalate !== undefined) {
+      directive = "escalate";
+      escalated = new RestartLimitExceeded(
+        child.path,
+        strategy.maxRetries,
+        strategy.withinTimeRangeMs,
         error,
       );
+      if (strategy.loggingEnabled) {
+        child.logError(`${limit}; its supervisor gives up`, error);
+      }
+    } else {
+      directive = "stop";
+      if (strategy.loggingEnabled) child.logError(`${limit}; stopping`, error);
     }
   }
   child.reportFailure(error, directive, strategy.loggingEnabled);
-  const targets = strategy.appliesToAllChildren && directive !== "resume"
-    ? children()
-    : [child];
+  const targets = directive === "resume"
+    ? [child]
+    : strategy.affectedChildren(child, children());
   switch (directive) {
     case "resume":
       child.resume();
       break;
-    case "restart":
+    case "restart": {
+      // In start order, each fresh instance after the one before it; the
+      // failed child restarts with its message, siblings with none. A
+      // temporary sibling is stopped instead, as in OTP.
+      let previous: Supervised | undefined;
       for (const target of targets) {
-        // The failed child restarts with its message; siblings with none.
-        if (!target.isStopping) {
-          target.restart(error, target === child ? message : undefined);
+        if (target.isStopping) continue;
+        if (target !== child && !mayRestart(target.restartType, "failure")) {
+          target.requestStop();
+          continue;
         }
+        target.restart(
+          error,
+          target === child ? message : undefined,
+          previous,
+        );
+        previous = target;
       }
       break;
+    }
     case "stop":
       for (const target of targets) target.requestStop();
       break;
     case "escalate":
       for (const target of targets) target.awaitParent();
-      escalate!(error);
+      escalate!(escalated);
       break;
   }
 }

@@ -196,8 +196,31 @@ function assertDirective(directive: unknown, where: string): void {
 }
 
 /**
+ * What a supervisor does when a child's restarts exceed `maxRetries` within
+ * `withinTimeRangeMs`:
+ * - `"stop-child"`: the child is stopped; the supervisor goes on (Akka's
+ *   behaviour, the default).
+ * - `"escalate"`: the supervisor gives up itself, as an OTP supervisor
+ *   does when its restart intensity is exceeded: it fails with a
+ *   {@linkcode RestartLimitExceeded}, and its own parent's strategy
+ *   decides (restarting it restarts all its children fresh). At the top of
+ *   the tree (a top-level actor's limit, under the guardian) it means
+ *   `"stop-child"`.
+ *
+ * @example Usage
+ * ```ts
+ * import { OneForOneStrategy, type LimitExceeded } from "@understudy/core";
+ *
+ * const onLimitExceeded: LimitExceeded = "escalate";
+ * new OneForOneStrategy(() => "restart", { maxRetries: 3, withinTimeRangeMs: 5_000, onLimitExceeded });
+ * ```
+ */
+export type LimitExceeded = "stop-child" | "escalate";
+
+/**
  * Limits on restarts: at most `maxRetries` restarts within
- * `withinTimeRangeMs`; past that the child is stopped.
+ * `withinTimeRangeMs`; past that the child is stopped, or with
+ * `onLimitExceeded: "escalate"` the supervisor fails in turn.
  *
  * @example Usage
  * ```ts
@@ -217,6 +240,50 @@ export interface RestartLimits {
   withinTimeRangeMs?: number;
   /** Whether failures are logged at `error` level. Default `true`. */
   loggingEnabled?: boolean;
+  /**
+   * What happens once the limit is exceeded: `"stop-child"` (default) or
+   * `"escalate"` (the supervisor fails with {@linkcode RestartLimitExceeded}
+   * and its own parent decides). See {@linkcode LimitExceeded}.
+   */
+  onLimitExceeded?: LimitExceeded;
+}
+
+/**
+ * The error a supervisor fails with when a child's restarts exceed its
+ * strategy's limit and the strategy says `onLimitExceeded: "escalate"`: its
+ * own parent's strategy then decides for it. `cause` is the child's last
+ * error.
+ *
+ * @example Usage
+ * ```ts
+ * import { decideByErrorClass, OneForOneStrategy, RestartLimitExceeded } from "@understudy/core";
+ *
+ * // A grandparent that restarts a sub-supervisor whose children keep failing.
+ * const strategy = new OneForOneStrategy(
+ *   decideByErrorClass([[RestartLimitExceeded, "restart"]], "stop"),
+ * );
+ * ```
+ */
+export class RestartLimitExceeded extends Error {
+  /**
+   * Creates a `RestartLimitExceeded`.
+   *
+   * @param childPath The path of the child that failed once too often.
+   * @param maxRetries The strategy's `maxRetries`.
+   * @param withinTimeRangeMs The strategy's `withinTimeRangeMs`.
+   * @param cause The child's last error.
+   */
+  constructor(
+    readonly childPath: string,
+    readonly maxRetries: number,
+    readonly withinTimeRangeMs: number,
+    override readonly cause: unknown,
+  ) {
+    super(
+      `${childPath} failed more than ${maxRetries} time(s) within ${withinTimeRangeMs} ms; its supervisor gives up`,
+    );
+    this.name = "RestartLimitExceeded";
+  }
 }
 
 /**
@@ -280,9 +347,10 @@ export function requestRestartPermission(
 
 /**
  * What a parent does when a child fails: its decider picks a directive, and
- * restart limits turn a `Restart` into a `Stop` once used up. Subclasses say
- * whether the directive applies to the failed child alone or to all its
- * siblings too.
+ * restart limits turn a `Restart` into a `Stop` (or, with `onLimitExceeded:
+ * "escalate"`, an `Escalate`) once used up. Subclasses say which children
+ * the directive applies to: the failed one, all, or the failed one and
+ * those started after it.
  *
  * @example Usage
  * ```ts
@@ -303,6 +371,8 @@ export abstract class FaultHandlingStrategy {
   readonly withinTimeRangeMs: number;
   /** Whether failures are logged. */
   readonly loggingEnabled: boolean;
+  /** What happens once the restart limit is exceeded. */
+  readonly onLimitExceeded: LimitExceeded;
   /** `true` when a directive applies to every child, not just the failed one. */
   abstract readonly appliesToAllChildren: boolean;
 
@@ -332,7 +402,15 @@ export abstract class FaultHandlingStrategy {
       maxRetries = Infinity,
       withinTimeRangeMs = Infinity,
       loggingEnabled = true,
+      onLimitExceeded = "stop-child",
     } = limits;
+    if (onLimitExceeded !== "stop-child" && onLimitExceeded !== "escalate") {
+      throw new TypeError(
+        `Cannot create ${name}: "onLimitExceeded" must be "stop-child" or "escalate" (got ${
+          describeValue(onLimitExceeded)
+        })`,
+      );
+    }
     if (
       typeof maxRetries !== "number" || !(maxRetries >= 0) ||
       (maxRetries !== Infinity && !Number.isInteger(maxRetries))
@@ -354,6 +432,30 @@ export abstract class FaultHandlingStrategy {
     this.maxRetries = maxRetries;
     this.withinTimeRangeMs = withinTimeRangeMs;
     this.loggingEnabled = loggingEnabled;
+    this.onLimitExceeded = onLimitExceeded;
+  }
+
+  /**
+   * The children a `restart`, `stop` or `escalate` applies to, in start
+   * order, given the failed child and all children in start order: the
+   * failed child alone, or all of them (`appliesToAllChildren`).
+   * `RestForOneStrategy` overrides it.
+   *
+   * @example Usage
+   * ```ts
+   * import { AllForOneStrategy, OneForOneStrategy } from "@understudy/core";
+   *
+   * new OneForOneStrategy(() => "restart").affectedChildren("b", ["a", "b", "c"]); // ["b"]
+   * new AllForOneStrategy(() => "restart").affectedChildren("b", ["a", "b", "c"]); // ["a", "b", "c"]
+   * ```
+   *
+   * @typeParam C A child.
+   * @param failed The child that failed.
+   * @param children Every child, in start order.
+   * @returns The children the directive applies to, in start order.
+   */
+  affectedChildren<C>(failed: C, children: readonly C[]): readonly C[] {
+    return this.appliesToAllChildren ? children : [failed];
   }
 
   /**
@@ -422,6 +524,64 @@ export class OneForOneStrategy extends FaultHandlingStrategy {
 export class AllForOneStrategy extends FaultHandlingStrategy {
   /** Always `true`: every child is affected. */
   readonly appliesToAllChildren: boolean = true;
+}
+
+/**
+ * OTP's `rest_for_one`: applies the directive to the failed child and every
+ * sibling started after it, for children where each depends on those
+ * started before it. The ones started before it keep running. A `Restart`
+ * restarts them in start order (each fresh instance starts once the one
+ * before it has begun to start); `Resume` resumes the failed child only.
+ * Same options as {@linkcode OneForOneStrategy}.
+ *
+ * @example Usage
+ * ```ts
+ * import { Actor, Props, RestForOneStrategy } from "@understudy/core";
+ *
+ * class Part extends Actor<string> {
+ *   onReceive(): void {}
+ * }
+ * class Pipeline extends Actor<string> {
+ *   // If "parser" fails, "parser" and "writer" restart; "reader" keeps running.
+ *   override supervisorStrategy = new RestForOneStrategy(() => "restart", {
+ *     maxRetries: 5,
+ *     withinTimeRangeMs: 10_000,
+ *   });
+ *   override preStart(): void {
+ *     for (const name of ["reader", "parser", "writer"]) {
+ *       this.context.actorOf(Props.create(() => new Part()), name);
+ *     }
+ *   }
+ *   onReceive(): void {}
+ * }
+ * ```
+ */
+export class RestForOneStrategy extends FaultHandlingStrategy {
+  /** Always `false`: the children started before the failed one are not affected. */
+  readonly appliesToAllChildren: boolean = false;
+
+  /**
+   * The failed child and the children started after it, in start order.
+   *
+   * @example Usage
+   * ```ts
+   * import { RestForOneStrategy } from "@understudy/core";
+   *
+   * new RestForOneStrategy(() => "restart").affectedChildren("b", ["a", "b", "c"]); // ["b", "c"]
+   * ```
+   *
+   * @typeParam C A child.
+   * @param failed The child that failed.
+   * @param children Every child, in start order.
+   * @returns `failed` and its younger siblings.
+   */
+  override affectedChildren<C>(
+    failed: C,
+    children: readonly C[],
+  ): readonly C[] {
+    const at = children.indexOf(failed);
+    return at < 0 ? [failed] : children.slice(at);
+  }
 }
 
 /**

@@ -11,16 +11,25 @@
  * @module
  */
 
+import type { RestartType } from "./restart_type.ts";
+
 /** A failed actor, as a supervision decision sees it: suspended, waiting for a verdict. */
 export interface Supervised {
   /** Its path, for log lines. */
   readonly path: string;
+  /** Its `Props`' restart type: a `"temporary"` actor is never restarted. */
+  readonly restartType: RestartType;
   /** Going away already (stopping, or asked to stop): decisions must not revive it. */
   readonly isStopping: boolean;
   /** Per-actor state a handling keeps across restarts (a typed backoff's count); `undefined` at first. */
   supervisionState: unknown;
-  /** Replaces the instance; `message` is what it was handling, if anything. */
-  restart(reason: unknown, message: unknown): void;
+  /**
+   * Replaces the instance; `message` is what it was handling, if anything.
+   * With `after` (a sibling restarted in the same decision), the fresh
+   * instance starts only once `after`'s has begun to start, so a group
+   * restarts in start order.
+   */
+  restart(reason: unknown, message: unknown, after?: Supervised): void;
   /**
    * Replaces the instance after `delayMs`, on the actor's own timers;
    * meanwhile messages wait in its mailbox, at most `capacity` of them

@@ -52,7 +52,12 @@ export class TypedFailureHandling implements FailureHandling {
   actorFailed(actor: Supervised, error: unknown, message: unknown): void {
     const strategy = this.strategyFor(error);
     const logging = strategy.loggingEnabled;
-    switch (strategy.kind) {
+    // A temporary actor is never restarted (its restart type, on its Props).
+    const kind = actor.restartType === "temporary" &&
+        (strategy.kind === "restart" || strategy.kind === "backoff")
+      ? "stop"
+      : strategy.kind;
+    switch (kind) {
       case "resume":
         actor.reportFailure(error, "resume", logging);
         actor.resume();
@@ -105,9 +110,7 @@ export class TypedFailureHandling implements FailureHandling {
         // Unreachable through the API (TypedStrategy checks its kind); a
         // failure must never leave the actor suspended with no word.
         actor.logError(
-          `unknown supervisor strategy kind ${
-            describeValue((strategy as TypedStrategy).kind)
-          }; stopping`,
+          `unknown supervisor strategy kind ${describeValue(kind)}; stopping`,
           error,
         );
         actor.requestStop();

@@ -12,7 +12,10 @@
  * `Reconnect` always works.
  *
  * It owns every count and flag of the connection (retries, the pause
- * reasons, messages dropped), and is the only one to call the user's
+ * reasons, messages dropped), and, between two attempts, the messages the
+ * last one wrote and did not confirm (handed to the next with `Connect`, to
+ * write first) and the next id of acknowledged mode. It refuses a `Send`
+ * over `maxMessageBytes` at once. It is the only one to call the user's
  * `policy` and `shouldReconnect`, in its own turn. The retry limit
  * (`maxRetries`) is its alone: the supervisor under it never gives up,
  * since giving up there would stop it and drop the waiting messages.
@@ -34,12 +37,13 @@ import {
   WebSocketPaused,
   WebSocketReconnectScheduled,
 } from "./events.ts";
-import { Close, Reconnect, Send } from "./messages.ts";
+import { byteLength, Close, Reconnect, Send } from "./messages.ts";
 import type { Settings } from "./options.ts";
 import { SocketActor } from "./socket_actor.ts";
 import {
   Connect,
   Disconnect,
+  type Outgoing,
   SendDropped,
   SocketClosed,
   SocketEnded,
@@ -131,6 +135,10 @@ export class ConnectionActor extends Actor<unknown> {
   #retries = 0;
   /** Messages dropped so far. */
   #dropped = 0;
+  /** Between two attempts: the messages to write again, oldest first. */
+  #resend: Outgoing[] = [];
+  /** The next id (acknowledged mode). */
+  #nextId = 1;
   readonly #onPageEvent = (event: { readonly type: string }): void =>
     this.self.tell(new PageEvent(event.type as PageEventType));
 
@@ -173,6 +181,19 @@ export class ConnectionActor extends Actor<unknown> {
 
   override postStop(): void {
     if (this.#settings.page) this.#listen("removeEventListener");
+    this.#release("connection stopped");
+  }
+
+  /** The messages kept between two attempts go to dead letters. */
+  #release(reason: string): void {
+    for (const { send, sender } of this.#resend.splice(0)) {
+      this.context.system.publishDeadLetter(
+        send,
+        sender as never,
+        this.self as never,
+        reason,
+      );
+    }
   }
 
   #listen(method: "addEventListener" | "removeEventListener"): void {
@@ -190,7 +211,24 @@ export class ConnectionActor extends Actor<unknown> {
     // Passed on in every phase: after a `Close`, the socket actor keeps them
     // and they go to dead letters when it stops.
     if (message instanceof Send) {
-      return this.#supervisor.tell(message, this.sender as never);
+      const { data } = message;
+      const max = this.#settings.maxMessageBytes;
+      const bytes = typeof data === "string" && data.length * 3 <= max
+        ? 0
+        : byteLength(data);
+      if (bytes <= max) {
+        return this.#supervisor.tell(message, this.sender as never);
+      }
+      const reason = `${bytes} bytes, over maxMessageBytes (${max})`;
+      this.#deadLetter(message, reason);
+      return this.#droppedOne(message, reason);
+    }
+    if (message instanceof SocketEnded) {
+      this.#sockets--;
+      this.#resend = this.#resend.concat(message.unconfirmed);
+      this.#nextId = Math.max(this.#nextId, message.nextId);
+      if (phase === "closing") return;
+      return this.#ended(message.close);
     }
     if (phase === "closing") {
       // Only the socket actor's acknowledgement matters now.
@@ -203,6 +241,7 @@ export class ConnectionActor extends Actor<unknown> {
     if (message instanceof Close) {
       this.#phase = "closing";
       this.context.timers.cancelAll();
+      this.#release("connection closed");
       return this.#supervisor.tell(message);
     }
     if (message instanceof Reconnect) {
@@ -232,19 +271,8 @@ export class ConnectionActor extends Actor<unknown> {
       this.#retries = 0;
       return;
     }
-    if (message instanceof SocketEnded) {
-      this.#sockets--;
-      return this.#ended(message.close);
-    }
     if (message instanceof SendDropped) {
-      return this.#publish(
-        new WebSocketMessageDropped(
-          this.self,
-          message.send,
-          `queue full (maxQueued ${this.#settings.maxQueued})`,
-          ++this.#dropped,
-        ),
-      );
+      return this.#droppedOne(message.send, message.reason);
     }
     // From the page, and the timers.
     if (message instanceof PageEvent) return this.#pageEvent(message.type);
@@ -336,7 +364,8 @@ export class ConnectionActor extends Actor<unknown> {
     this.#publish(
       new WebSocketConnecting(this.self, this.#retries + 1, waitedMs),
     );
-    this.#supervisor.tell(new Connect());
+    this.#supervisor.tell(new Connect(this.#resend, this.#nextId));
+    this.#resend = [];
   }
 
   #disconnect(phase: "ending" | "reconnecting", reason: string): void {
@@ -413,6 +442,12 @@ export class ConnectionActor extends Actor<unknown> {
       }, not a delay; waiting ${FALLBACK_DELAY_MS} ms`,
     );
     return FALLBACK_DELAY_MS;
+  }
+
+  #droppedOne(send: Send, reason: string): void {
+    this.#publish(
+      new WebSocketMessageDropped(this.self, send, reason, ++this.#dropped),
+    );
   }
 
   #publish(event: WebSocketEvent): void {

@@ -140,13 +140,18 @@ export class WebSocketMessage extends WebSocketEvent {
 
 /**
  * A socket closed, or an attempt failed before it opened.
+ * `mayNotHaveArrived` counts the messages answered {@linkcode Sent} on that
+ * connection (in the default mode) for which there is no evidence that the
+ * server read them: their bytes left the client, but the client cannot know
+ * whether the server read them before the connection ended. Only
+ * acknowledged mode gives that evidence (it is 0 there).
  *
  * @example Usage
  * ```ts
  * import { type WebSocketEvent, WebSocketClosed } from "@understudy/core/websocket";
  *
  * const onEvent = (event: WebSocketEvent) => {
- *   if (event instanceof WebSocketClosed) console.log(`closed ${event.code} ${event.reason}`);
+ *   if (event instanceof WebSocketClosed) console.log(`closed ${event.code}; ${event.mayNotHaveArrived} may not have arrived`);
  * };
  * ```
  */
@@ -157,6 +162,8 @@ export class WebSocketClosed extends WebSocketEvent implements CloseInfo {
   declare readonly reason: string;
   /** Whether the closing handshake completed. */
   declare readonly wasClean: boolean;
+  /** Messages answered `Sent` on this connection with no evidence that the server read them. */
+  declare readonly mayNotHaveArrived: number;
 
   /**
    * Creates the event.
@@ -165,17 +172,20 @@ export class WebSocketClosed extends WebSocketEvent implements CloseInfo {
    * @param code The close code (1006 when the client ended a failed attempt).
    * @param reason The reason given, or what the client detected.
    * @param wasClean Whether the closing handshake completed.
+   * @param mayNotHaveArrived Messages answered `Sent` on this connection with no evidence that the server read them.
    */
   constructor(
     connection: ActorRef<WebSocketCommand>,
     code: number,
     reason: string,
     wasClean: boolean,
+    mayNotHaveArrived = 0,
   ) {
     super(connection);
     this.code = code;
     this.reason = reason;
     this.wasClean = wasClean;
+    this.mayNotHaveArrived = mayNotHaveArrived;
   }
 }
 
@@ -291,8 +301,10 @@ export class WebSocketPaused extends WebSocketEvent {
 }
 
 /**
- * A message will not be sent: the queue was full (`maxQueued`), the
- * connection closed, or the socket refused the data. A `DeadLetter` is
+ * A message will not be sent: the queue was full (`maxQueued`), it is over
+ * `maxMessageBytes`, the socket refused the data, or (acknowledged mode)
+ * the unacknowledged buffer was full (`maxUnacked`) or it was sent
+ * `maxAttempts` times without an acknowledgement. A `DeadLetter` is
  * published for it too.
  *
  * @example Usage

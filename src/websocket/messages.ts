@@ -14,9 +14,13 @@ import type { WebSocketData } from "./websocket_like.ts";
 /**
  * Sends `data` over the connection: at once if the socket is open,
  * otherwise after the next successful connect, in order with every other
- * `Send`. It counts as delivered only when handed to an open socket; then,
- * if it has a sender (as with `ask`), the sender gets a {@linkcode Sent}.
- * Past `maxQueued` waiting messages it goes to dead letters, and a
+ * `Send`. If it has a sender (as with `ask`), the sender gets a
+ * {@linkcode Sent} once it is delivered, as far as the mode can tell: by
+ * default, once its bytes have left the socket's buffer on a connection
+ * that stayed up `minUptimeMs`; in acknowledged mode (option `ack`), once
+ * the server acknowledged it. Until then it is kept, and sent again on the
+ * next connection if this one closes. Past `maxQueued` waiting messages, or
+ * over `maxMessageBytes`, it goes to dead letters, and a
  * `WebSocketMessageDropped` event says so.
  *
  * @example Usage
@@ -62,8 +66,30 @@ export function isWebSocketData(data: unknown): data is WebSocketData {
 }
 
 /**
- * The reply to a {@linkcode Send} that had a sender: its data was handed to
- * an open socket.
+ * The byte length of `data` as it goes over the wire: text as UTF-8 (a
+ * lone surrogate counted 2 bytes instead of 3). Internal.
+ */
+export function byteLength(data: WebSocketData): number {
+  if (typeof data !== "string") {
+    return (data as Blob).size ?? (data as ArrayBuffer).byteLength;
+  }
+  let bytes = data.length;
+  for (let i = 0; i < data.length; i++) {
+    const code = data.charCodeAt(i);
+    // 2 bytes from U+0080, 3 from U+0800; a surrogate pair (2 units) is 4.
+    if (code > 0x7f) bytes += code > 0x7ff && (code >> 11) !== 27 ? 2 : 1;
+  }
+  return bytes;
+}
+
+/**
+ * The reply to a {@linkcode Send} that had a sender: it was delivered, as
+ * far as the mode can tell. By default (`acknowledged` false) its bytes
+ * left the socket's buffer on a connection that stayed up `minUptimeMs`;
+ * the server may still not have read it if that connection closes later
+ * (`WebSocketClosed.mayNotHaveArrived` counts such messages). In
+ * acknowledged mode (`acknowledged` true) the server acknowledged it; each
+ * message is answered once.
  *
  * @example Usage
  * ```ts
@@ -72,7 +98,7 @@ export function isWebSocketData(data: unknown): data is WebSocketData {
  *
  * const system = ActorSystem.create("demo", { logLevel: "off" });
  * const chat = system.actorOf(websocketProps({ url: "wss://chat.example/ws", page: false }));
- * // Resolves once "hello" was handed to an open socket.
+ * // Resolves once "hello" left the socket's buffer on a connection that stayed up.
  * chat.ask<Sent>(new Send("hello"), 10_000).then((reply) => console.log(reply instanceof Sent), () => {});
  * await system.terminate();
  * ```
@@ -80,14 +106,18 @@ export function isWebSocketData(data: unknown): data is WebSocketData {
 export class Sent {
   /** The message that went out. */
   declare readonly send: Send;
+  /** Whether the server acknowledged it (acknowledged mode). */
+  declare readonly acknowledged: boolean;
 
   /**
    * Creates the reply.
    *
    * @param send The message that went out.
+   * @param acknowledged Whether the server acknowledged it.
    */
-  constructor(send: Send) {
+  constructor(send: Send, acknowledged = false) {
     this.send = send;
+    this.acknowledged = acknowledged;
   }
 }
 

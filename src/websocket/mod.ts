@@ -57,6 +57,7 @@
 
 export { websocketProps } from "./websocket_props.ts";
 export {
+  type AckOptions,
   defaultReconnectPolicy,
   type HeartbeatOptions,
   type WebSocketOptions,

@@ -42,6 +42,56 @@ export interface HeartbeatOptions {
 }
 
 /**
+ * Acknowledged mode: each outgoing message carries an id, and counts as
+ * delivered only when the server acknowledges that id. Until then it stays
+ * in a bounded buffer, and after every reconnect the unacknowledged
+ * messages are sent again, in order, before any newer one. The server must
+ * acknowledge every copy it receives (it may receive one more than once)
+ * and can skip the ids it has already seen.
+ *
+ * @example Usage
+ * ```ts
+ * import type { AckOptions } from "@understudy/core/websocket";
+ *
+ * const ack: AckOptions = {
+ *   encode: (id, data) => JSON.stringify({ id, data }),
+ *   decodeAck: (data) => {
+ *     const frame = typeof data === "string" && data.startsWith('{"ack":') ? JSON.parse(data) : undefined;
+ *     return typeof frame?.ack === "number" ? frame.ack : undefined;
+ *   },
+ *   maxUnacked: 500,
+ *   maxAttempts: 5,
+ * };
+ * ```
+ */
+export interface AckOptions {
+  /**
+   * The frame that carries message `id` (1, 2, 3, … for each connection
+   * actor, kept by each copy sent again) and the `Send`'s data. If it throws
+   * or returns no text or binary data, the message goes to dead letters.
+   */
+  encode(id: number, data: WebSocketData): WebSocketData;
+  /**
+   * The id an incoming frame acknowledges, or `undefined` if it is no
+   * acknowledgement (then it is reported as a `WebSocketMessage`).
+   * Acknowledgements are not reported as messages.
+   */
+  decodeAck(data: unknown): number | undefined;
+  /**
+   * How many messages may wait for their acknowledgement; a message that
+   * would be one more goes to dead letters. Default 1000 (`Infinity`: no
+   * limit).
+   */
+  maxUnacked?: number;
+  /**
+   * How many times a message is sent (the first time included) without an
+   * acknowledgement before it goes to dead letters. Default 10
+   * (`Infinity`: until acknowledged or closed).
+   */
+  maxAttempts?: number;
+}
+
+/**
  * Options of {@linkcode websocketProps}. Only `url` is required.
  *
  * @example Usage
@@ -83,7 +133,13 @@ export interface WebSocketOptions {
   subscriber?: ActorRef<WebSocketEvent> | ((event: WebSocketEvent) => void);
   /** The delay before each retry. Default {@linkcode defaultReconnectPolicy}. */
   policy?: BackoffPolicy;
-  /** How long a connection must stay open for the retry count to go back to 0. Default 5000. */
+  /**
+   * How long a connection must stay open to count as a success: then the
+   * retry count goes back to 0 and (in the default mode) the messages it
+   * sent are answered {@linkcode Sent}. One that closes sooner is a failed
+   * attempt: the backoff keeps growing, and every message it carried is sent
+   * again on the next connection. Default 5000.
+   */
   minUptimeMs?: number;
   /** How long an attempt (URL function included) may take before it fails. Default 10,000. */
   connectionTimeoutMs?: number;
@@ -94,6 +150,17 @@ export interface WebSocketOptions {
    * dead letters (with a `WebSocketMessageDropped` event). Default 1000.
    */
   maxQueued?: number;
+  /**
+   * The largest message, in bytes (text counted as UTF-8), that a `Send` may
+   * carry; a larger one goes to dead letters at once, with a
+   * `WebSocketMessageDropped` event. Default 1 MiB (1,048,576), what every
+   * common server accepts: Cloudflare Workers close the socket (1009) above
+   * it; Bun's server accepts 16 MiB, Deno's 64 MiB, the `ws` package's
+   * 100 MiB. Raise it to what your server accepts (`Infinity`: no limit).
+   */
+  maxMessageBytes?: number;
+  /** Acknowledged mode (see {@linkcode AckOptions}). Default: off. */
+  ack?: AckOptions;
   /**
    * Whether to retry after a close or a failed attempt (not called for the
    * client's own closes: `Close`, `Reconnect`, pauses). If it throws, the
@@ -136,7 +203,8 @@ export function defaultReconnectPolicy(random?: () => number): BackoffPolicy {
 }
 
 /** Options after defaults and validation. */
-export interface Settings extends Omit<WebSocketOptions, "page" | "url"> {
+export interface Settings
+  extends Omit<WebSocketOptions, "page" | "url" | "ack"> {
   /** A checked URL (see {@linkcode webSocketUrl}), or the function. */
   readonly url: string | (() => string | URL | PromiseLike<string | URL>);
   readonly policy: BackoffPolicy;
@@ -144,6 +212,8 @@ export interface Settings extends Omit<WebSocketOptions, "page" | "url"> {
   readonly connectionTimeoutMs: number;
   readonly maxRetries: number;
   readonly maxQueued: number;
+  readonly maxMessageBytes: number;
+  readonly ack: Required<AckOptions> | undefined;
   readonly hiddenCloseMs: number;
   readonly page: PageLike | undefined;
 }
@@ -205,6 +275,8 @@ export function settingsFrom(options: WebSocketOptions): Settings {
     connectionTimeoutMs = 10_000,
     maxRetries = Infinity,
     maxQueued = 1_000,
+    maxMessageBytes = 1_048_576,
+    ack,
     shouldReconnect,
     heartbeat,
     hiddenCloseMs = Infinity,
@@ -234,6 +306,25 @@ export function settingsFrom(options: WebSocketOptions): Settings {
   // Infinity, where it is the default, means never.
   if (maxRetries !== Infinity) count("maxRetries", maxRetries);
   count("maxQueued", maxQueued);
+  const positive = (name: string, value: number) =>
+    value === Infinity ||
+    checkNumber(ACTION, name, value, 1, Number.MAX_SAFE_INTEGER, true);
+  positive("maxMessageBytes", maxMessageBytes);
+  let acks: Required<AckOptions> | undefined;
+  if (ack !== undefined) {
+    if (typeof ack !== "object" || ack === null) {
+      bad("ack", "{ encode, decodeAck, maxUnacked?, maxAttempts? }", ack);
+    }
+    // Copied, as the heartbeat is.
+    const { encode, decodeAck, maxUnacked = 1_000, maxAttempts = 10 } = ack;
+    if (typeof encode !== "function") bad("ack.encode", "a function", encode);
+    if (typeof decodeAck !== "function") {
+      bad("ack.decodeAck", "a function", decodeAck);
+    }
+    positive("ack.maxUnacked", maxUnacked);
+    positive("ack.maxAttempts", maxAttempts);
+    acks = { encode, decodeAck, maxUnacked, maxAttempts };
+  }
   if (shouldReconnect !== undefined && typeof shouldReconnect !== "function") {
     bad("shouldReconnect", "a function", shouldReconnect);
   }
@@ -278,6 +369,8 @@ export function settingsFrom(options: WebSocketOptions): Settings {
     connectionTimeoutMs,
     maxRetries,
     maxQueued,
+    maxMessageBytes,
+    ack: acks,
     shouldReconnect,
     heartbeat: ping,
     hiddenCloseMs,

@@ -5,16 +5,23 @@
  * The socket actor: the BackoffSupervisor's child, one per attempt. It
  * reports `SocketReady` as it starts, holds the `Send`s it gets until it is
  * told to `Connect`, makes one WebSocket, and reports what happens to it
- * (see `socket_protocol.ts`). When the attempt ends, it reports
- * `SocketEnded` and stops: the supervisor spawns the next socket actor at
- * once, and hands it the messages this one had not sent (its stash and
- * mailbox, through the runtime's port for patterns), in order. When to
- * connect again is the connection actor's decision, not this actor's.
+ * (see `socket_protocol.ts`). When the attempt ends, it stops and reports
+ * `SocketEnded`, with the messages it wrote and did not confirm: the
+ * supervisor spawns the next socket actor at once, and hands it the
+ * messages this one had not taken yet (its stash and mailbox, through the
+ * runtime's port for patterns), in order; the connection actor hands it the
+ * unconfirmed ones with its `Connect`, to write first. When to connect
+ * again is the connection actor's decision, not this actor's.
  *
- * If it crashes instead (a socket whose `send` throws, a heartbeat
- * `message` function that throws), the message it was handling goes to
- * dead letters and the supervisor replaces it just the same; the next one's
- * `SocketReady` tells the connection actor.
+ * A written message is confirmed, by default, once the socket's
+ * `bufferedAmount` shows its bytes left (read every FLUSH_POLL_MS while
+ * some wait), on a socket open for `minUptimeMs`; in acknowledged mode, when
+ * the server acknowledges its id. Then its sender gets a `Sent`.
+ *
+ * A socket whose `send` throws ends the attempt (the message goes to dead
+ * letters). If the actor crashes instead (a heartbeat `message` function
+ * that throws), the message it was handling and those it had not confirmed
+ * go to dead letters, and the supervisor replaces it just the same.
  *
  * The socket's own events (open, message, close) and the URL function's
  * result are handled as they come, not through the mailbox: JavaScript runs
@@ -34,11 +41,19 @@ import {
   WebSocketMessage,
   WebSocketOpened,
 } from "./events.ts";
-import { Close, Send, Sent, type WebSocketCommand } from "./messages.ts";
+import {
+  byteLength,
+  Close,
+  isWebSocketData,
+  Send,
+  Sent,
+  type WebSocketCommand,
+} from "./messages.ts";
 import { type Settings, URL_EXPECTED, webSocketUrl } from "./options.ts";
 import {
   Connect,
   Disconnect,
+  type Outgoing,
   SendDropped,
   SocketClosed,
   SocketEnded,
@@ -54,6 +69,9 @@ import type {
 
 const OPEN = 1;
 
+/** How often `bufferedAmount` is read while written messages wait for confirmation. */
+const FLUSH_POLL_MS = 20;
+
 /** A failure the client detected itself: reported as an abnormal closure. */
 const failure = (reason: string): CloseInfo => ({
   code: 1006,
@@ -66,6 +84,11 @@ class Ping {
   declare private readonly brand: "ping";
 }
 
+/** The "flush" timer's message: time to read `bufferedAmount`. */
+class Flush {
+  declare private readonly brand: "flush";
+}
+
 /** One attempt; see the module doc. Internal to this module. */
 export class SocketActor extends Actor<unknown> {
   readonly #settings: Settings;
@@ -74,10 +97,24 @@ export class SocketActor extends Actor<unknown> {
   #ws?: WebSocketLike;
   /** A token for the attempt under way or open, if any: each attempt's handlers compare theirs to it. */
   #attempt?: object;
-  /** Whether the socket opened (until the attempt ends). */
-  #open = false;
-  /** `Send`s stashed, waiting for the socket to open. */
+  /** Messages waiting for the socket to open: `Send`s stashed, and `#resend`. */
   #waiting = 0;
+  /** Messages earlier attempts did not confirm, to write first (from `Connect`). */
+  #resend: Outgoing[] = [];
+  /** Messages written to this socket and not confirmed yet, oldest first. */
+  #unconfirmed: Outgoing[] = [];
+  /** The next id (acknowledged mode). */
+  #nextId = 1;
+  /** Bytes written to this socket, messages and pings. */
+  #written = 0;
+  /** Open for `minUptimeMs`. */
+  #stable = false;
+  /** Messages answered `Sent` on this socket, in the default mode. */
+  #confirmed = 0;
+  /** How the attempt ended, once it did: `postStop` reports it. */
+  #ending?: CloseInfo;
+  /** `Close` was done: nothing to report any more. */
+  #closed = false;
 
   constructor(settings: Settings, connection: ActorRef<WebSocketCommand>) {
     super();
@@ -89,14 +126,47 @@ export class SocketActor extends Actor<unknown> {
     this.#report(new SocketReady());
   }
 
-  /** Stopped with its parent (`Close` was handled first) or by a crash: the socket, if any, is closed. */
+  /**
+   * After its attempt ended: reports it, with the messages to write again.
+   * Stopped otherwise (a crash, or with its parent, `Close` not handled):
+   * the socket, if any, is closed, and those messages go to dead letters.
+   */
   override postStop(): void {
     this.#end(1000, "");
+    if (this.#closed) return;
+    let unconfirmed = this.#unconfirmed.concat(this.#resend);
+    const ending = this.#ending;
+    if (!ending) {
+      for (const outgoing of unconfirmed) {
+        this.#drop(outgoing, "socket actor stopped", false);
+      }
+      unconfirmed = [];
+    }
+    this.#report(
+      new SocketEnded(
+        ending ?? failure("socket actor failed"),
+        unconfirmed,
+        this.#nextId,
+      ),
+    );
   }
 
   onReceive(message: unknown): void {
-    if (message instanceof Send) return this.#send(message);
-    if (message instanceof Connect) return this.#connect();
+    if (message instanceof Send) {
+      return this.#send({
+        send: message,
+        sender: this.sender,
+        id: 0,
+        tries: 0,
+        end: 0,
+      });
+    }
+    if (message instanceof Connect) {
+      this.#resend = message.resend;
+      this.#nextId = message.nextId;
+      this.#waiting += message.resend.length;
+      return this.#connect();
+    }
     if (message instanceof Disconnect) {
       if (this.#attempt) {
         this.#ended({ code: 1000, reason: message.reason, wasClean: true });
@@ -104,14 +174,28 @@ export class SocketActor extends Actor<unknown> {
       return;
     }
     if (message instanceof Close) {
+      this.#flush();
       this.#end(message.code, message.reason);
+      this.#closed = true;
+      for (const outgoing of this.#unconfirmed.concat(this.#resend)) {
+        this.#drop(
+          outgoing,
+          "connection closed before it was confirmed",
+          false,
+        );
+      }
       return this.#report(new SocketClosed());
     }
-    // Its timers: "ping"; "stable", whose report is passed on; "deadline"
-    // (the connection timeout, or the heartbeat's after a ping), whose
-    // report says how the attempt failed.
+    // Its timers: "ping"; "flush"; "stable", whose report is passed on;
+    // "deadline" (the connection timeout, or the heartbeat's after a ping),
+    // whose report says how the attempt failed.
     if (message instanceof Ping) return this.#ping();
-    if (message instanceof SocketStable) return this.#report(message);
+    if (message instanceof Flush) return this.#flush();
+    if (message instanceof SocketStable) {
+      this.#stable = true;
+      this.#flush();
+      return this.#report(message);
+    }
     if (message instanceof SocketEnded) return this.#ended(message.close);
     this.context.system.publishDeadLetter(
       message,
@@ -122,37 +206,110 @@ export class SocketActor extends Actor<unknown> {
   }
 
   /**
-   * Sends if open, else keeps the message until the socket opens, in order.
-   * At most `maxQueued` wait while no socket is open; while one is open but
-   * closing, the stash (of that capacity) keeps those in flight. (An open
-   * socket throws only for a bad frame, which `Send` already refused; if it
-   * threw anyway, this actor would crash and be replaced, with the message
-   * in dead letters.)
+   * Writes the message if the socket is open, else keeps it until the
+   * socket opens, in order. At most `maxQueued` wait; past that, it goes to
+   * dead letters.
    */
-  #send(send: Send): void {
+  #send(outgoing: Outgoing): void {
     const { maxQueued } = this.#settings;
-    const ws = this.#ws;
-    if (ws?.readyState === OPEN) {
-      ws.send(send.data);
-      this.sender?.tell(new Sent(send), this.self as never);
-    } else if (!this.#open && this.#waiting >= maxQueued) {
-      this.context.system.publishDeadLetter(
-        send,
-        this.sender as never,
-        this.#connection as never,
-        `queue full (maxQueued ${maxQueued})`,
-      );
-      this.#report(new SendDropped(send));
-    } else if (this.context.stash()) {
-      this.#waiting++;
-    } else {
-      this.#report(new SendDropped(send)); // the runtime published its dead letter
+    if (this.#ws?.readyState === OPEN) return this.#write(outgoing);
+    if (this.#waiting >= maxQueued) {
+      return this.#drop(outgoing, `queue full (maxQueued ${maxQueued})`);
     }
+    if (this.context.stash()) this.#waiting++;
+    else this.#report(new SendDropped(outgoing.send, "stash overflow")); // the runtime published its dead letter
+  }
+
+  /**
+   * Writes a message to the open socket, and keeps it until confirmed. In
+   * acknowledged mode, first gives it an id (once) and checks the limits.
+   * A socket whose `send` throws ends the attempt.
+   */
+  #write(outgoing: Outgoing): void {
+    const { ack } = this.#settings;
+    const unconfirmed = this.#unconfirmed;
+    let frame: unknown = outgoing.send.data;
+    if (ack) {
+      const { maxAttempts, maxUnacked } = ack;
+      if (outgoing.tries >= maxAttempts) {
+        return this.#drop(
+          outgoing,
+          `not acknowledged after ${outgoing.tries} attempts (maxAttempts ${maxAttempts})`,
+        );
+      }
+      if (unconfirmed.length >= maxUnacked) {
+        return this.#drop(
+          outgoing,
+          `unacknowledged buffer full (maxUnacked ${maxUnacked})`,
+        );
+      }
+      outgoing.id ||= this.#nextId++;
+      try {
+        frame = ack.encode(outgoing.id, frame as Send["data"]);
+      } catch (error) {
+        return this.#drop(outgoing, `ack.encode threw ${describeError(error)}`);
+      }
+      if (!isWebSocketData(frame)) {
+        return this.#drop(
+          outgoing,
+          `ack.encode returned ${
+            describeValue(frame)
+          }, not text or binary data`,
+        );
+      }
+    }
+    try {
+      this.#ws!.send(frame as Send["data"]);
+    } catch (error) {
+      this.#drop(outgoing, `cannot send: ${describeError(error)}`);
+      return this.#ended(failure(`send failed: ${describeError(error)}`));
+    }
+    outgoing.tries++;
+    outgoing.end = this.#written += byteLength(frame as Send["data"]);
+    unconfirmed.push(outgoing);
+    this.#flush();
+  }
+
+  /**
+   * Default mode, once the socket is stable: answers `Sent` for each
+   * message whose bytes have left the socket's buffer, oldest first, and
+   * keeps reading `bufferedAmount` while some wait. (A `bufferedAmount` that
+   * counts frame headers too only makes this later.)
+   */
+  #flush(): void {
+    const ws = this.#ws;
+    if (!ws || this.#settings.ack || !this.#stable) return;
+    const unconfirmed = this.#unconfirmed;
+    const left = this.#written - (ws.bufferedAmount || 0);
+    let n = 0;
+    for (; n < unconfirmed.length && unconfirmed[n].end <= left; n++) {
+      unconfirmed[n].sender?.tell(
+        new Sent(unconfirmed[n].send),
+        this.self as never,
+      );
+    }
+    this.#confirmed += n;
+    unconfirmed.splice(0, n);
+    const timers = this.context.timers;
+    if (!unconfirmed.length) timers.cancel("flush");
+    else if (!timers.isTimerActive("flush")) {
+      timers.startTimerWithFixedDelay("flush", new Flush(), FLUSH_POLL_MS);
+    }
+  }
+
+  /** Acknowledged mode: the message with that id is delivered, if it is still waiting. */
+  #acked(id: unknown): void {
+    const unconfirmed = this.#unconfirmed;
+    const i = unconfirmed.findIndex((outgoing) => outgoing.id === id);
+    if (i < 0) return; // a second acknowledgement, or none of ours
+    const [{ send, sender }] = unconfirmed.splice(i, 1);
+    sender?.tell(new Sent(send, true), this.self as never);
   }
 
   /** Starts the attempt. */
   #connect(): void {
-    const { url, WebSocket, protocols, connectionTimeoutMs } = this.#settings;
+    const { url, WebSocket, protocols, connectionTimeoutMs, ack } =
+      this.#settings;
     const timers = this.context.timers;
     const attempt = this.#attempt = {};
     const current = () => attempt === this.#attempt;
@@ -191,6 +348,13 @@ export class SocketActor extends Actor<unknown> {
       ws.onmessage = ({ data }: { data: unknown }) => {
         if (!current()) return;
         timers.cancel("deadline");
+        let id: unknown;
+        try {
+          id = ack?.decodeAck(data);
+        } catch (error) {
+          this.log.error("ack.decodeAck threw", error);
+        }
+        if (id !== undefined) return this.#acked(id);
         this.#publish(new WebSocketMessage(this.#connection, data));
       };
       ws.onclose = ({ code, reason, wasClean }: CloseInfo) =>
@@ -202,10 +366,10 @@ export class SocketActor extends Actor<unknown> {
       this.#ended(failure(`url failed: ${describeError(error)}`)));
   }
 
+  /** The socket opened: the messages to write again go first, then those waiting. */
   #opened(): void {
     const { heartbeat, minUptimeMs } = this.#settings;
     const timers = this.context.timers;
-    this.#open = true;
     timers.cancel("deadline");
     this.#publish(new WebSocketOpened(this.#connection, this.#ws!.protocol));
     this.#report(new SocketOpened());
@@ -214,6 +378,11 @@ export class SocketActor extends Actor<unknown> {
     }
     timers.startSingleTimer("stable", new SocketStable(), minUptimeMs);
     this.#waiting = 0;
+    // A socket whose send throws ends the attempt: the rest wait again.
+    for (const outgoing of this.#resend.splice(0)) {
+      if (this.#ws) this.#write(outgoing);
+      else this.#resend.push(outgoing);
+    }
     this.context.unstashAll();
   }
 
@@ -221,7 +390,9 @@ export class SocketActor extends Actor<unknown> {
   #ping(): void {
     const { message = "ping", timeoutMs } = this.#settings.heartbeat!;
     const timers = this.context.timers;
-    this.#ws!.send(typeof message === "function" ? message() : message);
+    const ping = typeof message === "function" ? message() : message;
+    this.#ws!.send(ping);
+    this.#written += byteLength(ping);
     if (!timers.isTimerActive("deadline")) {
       timers.startSingleTimer(
         "deadline",
@@ -231,10 +402,12 @@ export class SocketActor extends Actor<unknown> {
     }
   }
 
-  /** The attempt is over: reported, and this actor stops (the supervisor spawns the next). */
+  /** The attempt is over: this actor stops, and reports it (`postStop`); the supervisor spawns the next. */
   #ended(close: CloseInfo): void {
+    // Still open (a Disconnect, a timeout): what left the buffer is confirmed first.
+    if (this.#ws?.readyState === OPEN) this.#flush();
+    this.#ending = close;
     this.#end(close.code, close.reason, close.wasClean);
-    this.#report(new SocketEnded(close));
     this.context.stopSelf();
   }
 
@@ -244,15 +417,31 @@ export class SocketActor extends Actor<unknown> {
     this.context.timers.cancelAll();
     if (!this.#attempt) return;
     this.#attempt = this.#ws = undefined;
-    this.#open = false;
     // Its handlers may still fire; they check the attempt, which is over.
     if (ws && ws.readyState <= OPEN) {
       // 1006 may not be sent: a failure the client detected closes with 4000.
       ws.close(code === 1006 ? 4000 : code, reason);
     }
     this.#publish(
-      new WebSocketClosed(this.#connection, code, reason, wasClean),
+      new WebSocketClosed(
+        this.#connection,
+        code,
+        reason,
+        wasClean,
+        this.#confirmed,
+      ),
     );
+  }
+
+  /** A message that will not be sent: to dead letters, and (`report`) counted by the connection. */
+  #drop(outgoing: Outgoing, reason: string, report = true): void {
+    this.context.system.publishDeadLetter(
+      outgoing.send,
+      outgoing.sender as never,
+      this.#connection as never,
+      reason,
+    );
+    if (report) this.#report(new SendDropped(outgoing.send, reason));
   }
 
   /** Tells the connection actor, through the supervisor (which passes what its child tells it on to its own parent). */

@@ -11,7 +11,11 @@
  *
  * Nothing else is shared: the connection actor owns the decisions (when to
  * connect, pauses, retries, giving up) and the counts; a socket actor owns
- * its WebSocket, its timers and the `Send`s waiting for that socket to open.
+ * its WebSocket, its timers, the `Send`s waiting for that socket to open and
+ * the messages it wrote and has not confirmed yet ({@linkcode Outgoing}).
+ * Those go back with its `SocketEnded`; the connection actor keeps them
+ * until its next `Connect` hands them to the next socket actor, which writes
+ * them first: so they go out again before anything newer.
  *
  * ```
  * connection ── Connect, Disconnect, Close, Send ──▶ socket
@@ -24,18 +28,42 @@
  * @module
  */
 
+import type { ActorRef } from "../runtime/actor_ref.ts";
 import type { Send } from "./messages.ts";
 import type { CloseInfo } from "./websocket_like.ts";
+
+/**
+ * A message written to a socket and not confirmed yet, or one to write
+ * again. Owned by one actor at a time (the socket actor that wrote it, the
+ * connection actor between two attempts, the next socket actor); only its
+ * owner changes it.
+ */
+export interface Outgoing {
+  readonly send: Send;
+  readonly sender: ActorRef<unknown> | undefined;
+  /** Its id in acknowledged mode (0 until first written). */
+  id: number;
+  /** How many times it was written. */
+  tries: number;
+  /** Bytes written to its socket up to its end (for `bufferedAmount`). */
+  end: number;
+}
 
 // ───── the connection's orders ─────
 
 /**
  * Start the attempt. Told once per attempt; when the socket actor that
  * ended the last one is still stopping, the supervisor holds it for the
- * next.
+ * next. `resend`: the messages earlier attempts wrote and did not confirm,
+ * to write first; `nextId`: the next id (acknowledged mode).
  */
 export class Connect {
-  declare private readonly brand: "connect";
+  declare readonly resend: Outgoing[];
+  declare readonly nextId: number;
+  constructor(resend: Outgoing[], nextId: number) {
+    this.resend = resend;
+    this.nextId = nextId;
+  }
 }
 
 /**
@@ -76,14 +104,19 @@ export class SocketStable {
 /**
  * The attempt ended: the socket closed or failed, or a `Disconnect` ended
  * it. The socket actor stops; the supervisor spawns the next one at once.
- * (The socket actor's deadline timer delivers one to itself: the attempt
- * failed.)
+ * `unconfirmed` are the messages to write again, oldest first; `nextId` the
+ * next id. (The socket actor's deadline timer delivers one to itself, with
+ * only `close`: the attempt failed.)
  */
 export class SocketEnded {
   /** How it ended (as `WebSocketClosed` reported it). */
   declare readonly close: CloseInfo;
-  constructor(close: CloseInfo) {
+  declare readonly unconfirmed: Outgoing[];
+  declare readonly nextId: number;
+  constructor(close: CloseInfo, unconfirmed: Outgoing[] = [], nextId = 1) {
     this.close = close;
+    this.unconfirmed = unconfirmed;
+    this.nextId = nextId;
   }
 }
 
@@ -92,11 +125,13 @@ export class SocketClosed {
   declare private readonly brand: "closed";
 }
 
-/** A `Send` over `maxQueued` went to dead letters; the connection counts it and reports it. */
+/** A `Send` went to dead letters, for `reason`; the connection counts it and reports it. */
 export class SendDropped {
   /** The message. */
   declare readonly send: Send;
-  constructor(send: Send) {
+  declare readonly reason: string;
+  constructor(send: Send, reason: string) {
     this.send = send;
+    this.reason = reason;
   }
 }

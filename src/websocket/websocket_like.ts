@@ -39,6 +39,11 @@ export type WebSocketData = string | ArrayBuffer | ArrayBufferView | Blob;
 export interface WebSocketLike {
   /** 0 connecting, 1 open, 2 closing, 3 closed. */
   readonly readyState: number;
+  /**
+   * Bytes handed to `send` and not yet sent on the network. Messages count
+   * as sent only once it has gone down past them.
+   */
+  readonly bufferedAmount: number;
   /** The subprotocol the server chose. */
   readonly protocol: string;
   /** How binary frames arrive: `"arraybuffer"` or `"blob"`. */

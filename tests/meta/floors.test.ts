@@ -10,7 +10,8 @@
  *   2  src/supervision/    strategies and their decisions, the failure port
  *   3  src/runtime/        the kernel and its ports
  *   4  src/patterns/       the BackoffSupervisor
- *   5  src/websocket/      the supervised WebSocket
+ *   5  src/websocket/      the supervised WebSocket; and beside it the
+ *      src/worker/, src/durable/ transports and the src/testing/ kit
  *
  * Patterns reach the runtime only through its public modules and the one
  * documented port (`undelivered.ts`), never the cell or the mailbox.
@@ -28,8 +29,17 @@ const src = join(root, "src");
 function floorOf(file: string): number {
   const rel = relative(src, file).split(sep);
   if (rel.length === 1) return rel[0] === "validation.ts" ? 0 : -1;
-  return ["backoff", "supervision", "runtime", "patterns", "websocket"]
-    .indexOf(rel[0]) + 1;
+  const floors: Record<string, number> = {
+    backoff: 1,
+    supervision: 2,
+    runtime: 3,
+    patterns: 4,
+    websocket: 5,
+    worker: 5,
+    durable: 5,
+    testing: 5,
+  };
+  return floors[rel[0]] ?? -1;
 }
 
 function sourceFiles(dir: string): string[] {
@@ -62,6 +72,7 @@ const OPEN_TO_PATTERNS = new Set([
   "event_stream.ts",
   "logging.ts",
   "props.ts",
+  "scheduler.ts",
   "timers.ts",
   "undelivered.ts",
 ]);
@@ -86,6 +97,19 @@ describe("the floors of src/", () => {
       }
     }
     assert.deepEqual(upward, []);
+  });
+
+  it("the wings of floor 5 do not import one another", () => {
+    const across: string[] = [];
+    const wing = (file: string) => relative(src, file).split(sep)[0];
+    for (const file of files.filter((f) => floorOf(f) === 5)) {
+      for (const target of importsOf(file)) {
+        if (floorOf(target) === 5 && wing(target) !== wing(file)) {
+          across.push(`${relative(root, file)} -> ${relative(root, target)}`);
+        }
+      }
+    }
+    assert.deepEqual(across, []);
   });
 
   it("patterns use the runtime's public modules and its one port only", () => {

@@ -39,6 +39,10 @@ function importMap(): { imports: Record<string, string> } {
     imports[name] = url;
     imports[`jsr:${name}`] = url;
   }
+  // The platform module the Durable Objects section imports: its types.
+  imports["cloudflare:workers"] = pathToFileURL(
+    join(root, "examples/durable-objects/cloudflare_workers.ts"),
+  ).href;
   return { imports };
 }
 
@@ -135,16 +139,26 @@ describe("README.md TypeScript snippets", () => {
         );
       }
       if (!runs) return;
+      // A block written as a test file runs as one (with Deno's sanitizers);
+      // under `deno run` its tests would only be registered, never run.
+      const isTest = /from\s+["']node:test["']/.test(snippet.code);
       const run = await deno(
         [
-          "run",
+          isTest ? "test" : "run",
           ...common(),
           "--no-check",
-          "--no-prompt",
+          ...(isTest ? [] : ["--no-prompt"]),
           join(dir, fileName(snippet)),
         ],
         RUN_LIMIT_MS,
       );
+      if (isTest && run.code === 0) {
+        const passed = /ok \| (\d+) passed/.exec(run.output);
+        assert.ok(
+          passed !== null && Number(passed[1]) > 0,
+          `${where} is a test file but ran no test:\n${located(run.output)}`,
+        );
+      }
       assert.ok(
         !run.timedOut,
         `${where} did not end within ${

@@ -262,9 +262,10 @@ describe("Actor self, sender, context and log", () => {
         ["warn", "/user/chatty", "warn x"],
       ],
     );
-    assert.deepEqual(lines.find((r) => r.level === "error")?.data, [{
-      detail: 1,
-    }]);
+    const error = lines.find((r) => r.level === "error");
+    assert.deepEqual(error?.data, [{ detail: 1 }]);
+    assert.deepEqual(error?.error, { detail: 1 });
+    assert.equal("error" in lines.find((r) => r.level === "warn")!, false);
   });
 
   it("logs a failure at error level with the failing actor's path", async () => {
@@ -278,7 +279,37 @@ describe("Actor self, sender, context and log", () => {
     const errors = records.filter((r) => r.level === "error");
     assert.ok(errors.length >= 1);
     for (const record of errors) assert.equal(record.path, "/user/failing");
-    assert.match(errors[0].message, /kaput/);
+    // The message says what happened; the error itself is the record's
+    // `error` (and `data[0]`), so its text is not written twice.
+    assert.equal(errors[0].message, "failed (restart)");
+    assert.ok(errors[0].error instanceof Error);
+    assert.equal((errors[0].error as Error).message, "kaput");
+    assert.deepEqual(errors[0].data, [errors[0].error]);
+  });
+
+  it("prints a failure to the console with the error's text once", async () => {
+    const printed: unknown[][] = [];
+    const console = globalThis.console;
+    const original = console.error;
+    console.error = (...args: unknown[]) => void printed.push(args);
+    const loud = createSystem({ logLevel: "error" }); // the console sink
+    try {
+      loud.actorOf(
+        fnProps(() => {
+          throw new Error("kaput");
+        }),
+        "failing",
+      ).tell("x");
+      await settle();
+    } finally {
+      console.error = original;
+      await loud.terminate();
+    }
+    assert.equal(printed.length, 1);
+    const [line, error, ...rest] = printed[0];
+    assert.equal(line, "[error] /user/failing failed (restart):");
+    assert.ok(error instanceof Error && error.message === "kaput");
+    assert.deepEqual(rest, []);
   });
 
   it("drops log lines below the system's logLevel", async () => {

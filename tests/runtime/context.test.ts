@@ -69,25 +69,41 @@ describe("context.actorOf and context.parent", () => {
     assert.deepEqual(systems, [system, system]);
   });
 
-  it("throws when creating a child of an actor that is stopping", async () => {
+  it("creates a child after stopSelf (stopped with its parent), but throws once the parent is stopping", async () => {
     const errors: unknown[] = [];
+    const events = collect(system, ActorStopped);
     const ref = system.actorOf(
       fnProps((a) => {
         a.context.stopSelf();
-        try {
-          a.context.actorOf(recorderProps(), "too-late");
-        } catch (error) {
-          errors.push(error);
-        }
+        a.context.actorOf(recorderProps(), "still-in-time");
       }),
       "stopping",
     );
+    class LateSpawner extends Actor<string> {
+      override postStop(): void {
+        try {
+          this.context.actorOf(recorderProps(), "too-late");
+        } catch (error) {
+          errors.push(error);
+        }
+      }
+      onReceive(): void {
+        this.context.stopSelf();
+      }
+    }
+    const late = system.actorOf(Props.create(() => new LateSpawner()), "late");
     ref.tell("go");
     await settle();
+    late.tell("stop");
+    await settle();
+    assert.deepEqual(
+      events.map((event) => event.ref.path),
+      ["/user/stopping/still-in-time", "/user/stopping", "/user/late"],
+    );
     assert.equal(errors.length, 1);
     assert.match(
       String(errors[0]),
-      /Cannot create actor under \/user\/stopping: it is stopping/,
+      /Cannot create actor under \/user\/late: it is stopping/,
     );
   });
 });

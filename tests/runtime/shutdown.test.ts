@@ -229,3 +229,40 @@ describe("stop order", () => {
     assert.deepEqual(order, ["third", "second", "first", "parent"]);
   });
 });
+
+describe("terminating at once", () => {
+  it("an actor whose preStart spawns children, terminated before it ran, starts, spawns and stops without an error", async () => {
+    const { records, sink } = logRecorder();
+    const lifecycle: string[] = [];
+    class Child extends Actor<string> {
+      override preStart(): void {
+        lifecycle.push("child started");
+      }
+      override postStop(): void {
+        lifecycle.push("child stopped");
+      }
+      onReceive(): void {}
+    }
+    class Parent extends Actor<string> {
+      override preStart(): void {
+        lifecycle.push("parent started");
+        this.context.actorOf(Props.create(() => new Child()), "child");
+      }
+      override postStop(): void {
+        lifecycle.push("parent stopped");
+      }
+      onReceive(): void {}
+    }
+    // The newcomer's three lines: create, then terminate at once.
+    const system = ActorSystem.create("three", { logger: sink });
+    system.actorOf(Props.create(() => new Parent()), "parent");
+    await system.terminate();
+    assert.deepEqual(records, []);
+    assert.deepEqual(lifecycle, [
+      "parent started",
+      "child started",
+      "child stopped",
+      "parent stopped",
+    ]);
+  });
+});

@@ -747,7 +747,8 @@ describe("Strategy options", () => {
         if (loggingEnabled) {
           assert.equal(errors.length, 1);
           assert.equal(errors[0].path, "/user/parent/child");
-          assert.match(errors[0].message, /failed \(restart\): Error: plain/);
+          assert.equal(errors[0].message, "failed (restart)");
+          assert.equal((errors[0].error as Error).message, "plain");
         } else {
           assert.equal(errors.length, 0);
         }

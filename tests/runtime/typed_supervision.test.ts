@@ -175,7 +175,8 @@ describe("supervise(props).onFailure", () => {
         } else {
           assert.equal(errors.length, 1);
           assert.equal(errors[0].path, "/user/flaky");
-          assert.match(errors[0].message, /failed \(restart\): Error: flaky/);
+          assert.equal(errors[0].message, "failed (restart)");
+          assert.equal((errors[0].error as Error).message, "flaky");
         }
       } finally {
         await logged.terminate();

@@ -23,6 +23,7 @@ import {
   settle,
 } from "./_helpers.ts";
 import { ActorTimers } from "../../src/runtime/timers.ts";
+import { realScheduler } from "../../src/runtime/scheduler.ts";
 
 interface BadCall {
   what: string;
@@ -35,7 +36,7 @@ interface BadCall {
 describe("Bad input is rejected at the call", () => {
   let system: ActorSystem;
   let ref: ActorRef<string>;
-  const timers = new ActorTimers(() => {});
+  const timers = new ActorTimers(realScheduler, () => {});
   beforeEach(() => {
     system = createSystem();
     ref = system.actorOf(recorderProps<string>(), "existing");

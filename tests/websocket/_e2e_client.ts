@@ -7,6 +7,7 @@ import { ActorSystem, exponentialBackoff } from "../../mod.ts";
 import {
   Close,
   Send,
+  type Sent,
   WebSocketClosed,
   WebSocketConnecting,
   type WebSocketConstructor,
@@ -25,13 +26,30 @@ export interface EventRecord {
   attempt?: number;
   delayMs?: number;
   code?: number;
+  /** WebSocketClosed's mayNotHaveArrived. */
+  lost?: number;
   data?: string;
+}
+
+/** How the streaming tests deliver: the default mode, or acknowledged mode. */
+export type Delivery = "default" | "ack";
+
+/** What became of the messages streamed with `stream`. */
+export interface Outcomes {
+  /** Each answered message: its text, and whether the answer said acknowledged; in order of the answers. */
+  answered: [string, boolean][];
+  /** Those whose ask failed (a dead letter), with the error. */
+  failed: [string, string][];
 }
 
 /** What the scenario drives: in this process, or in a page through Playwright. */
 export interface E2eClient {
-  start(url: string): Promise<void>;
+  /** Starts a connection; with `delivery`, as the streaming tests use it. */
+  start(url: string, delivery?: Delivery): Promise<void>;
   send(texts: string[]): Promise<void>;
+  /** Sends each text with an ask, recording its answer. */
+  stream(texts: string[]): Promise<void>;
+  outcomes(): Promise<Outcomes>;
   events(): Promise<EventRecord[]>;
   /** Closes the connection, and resolves once every socket it opened is closed. */
   close(): Promise<void>;
@@ -39,6 +57,17 @@ export interface E2eClient {
 
 /** The e2e policy: 100, 200, 400, 800, 1000 ms, ±20%. */
 export const E2E_POLICY = { minMs: 100, maxMs: 1_000, randomFactor: 0.2 };
+/** The streaming tests' policy: 50 ms doubling up to 400 ms, ±20%. */
+const STREAM_POLICY = { minMs: 50, maxMs: 400, randomFactor: 0.2 };
+
+/** Acknowledged mode as the test server speaks it: "ID:TEXT", answered "ack:ID". */
+const ACK = {
+  encode: (id: number, data: unknown) => `${id}:${data}`,
+  decodeAck: (data: unknown) =>
+    typeof data === "string" && data.startsWith("ack:")
+      ? Number(data.slice(4))
+      : undefined,
+};
 
 const NAMES: [abstract new (...args: never[]) => WebSocketEvent, string][] = [
   [WebSocketConnecting, "WebSocketConnecting"],
@@ -59,7 +88,9 @@ function record(event: WebSocketEvent): EventRecord {
   ) {
     return { type, t, attempt: event.attempt, delayMs: event.delayMs };
   }
-  if (event instanceof WebSocketClosed) return { type, t, code: event.code };
+  if (event instanceof WebSocketClosed) {
+    return { type, t, code: event.code, lost: event.mayNotHaveArrived };
+  }
   if (event instanceof WebSocketMessage) {
     return { type, t, data: String(event.data) };
   }
@@ -71,6 +102,7 @@ export class InProcessClient implements E2eClient {
   readonly #WebSocket: WebSocketConstructor;
   readonly #closed: Promise<void>[] = [];
   readonly #events: EventRecord[] = [];
+  readonly #outcomes: Outcomes = { answered: [], failed: [] };
   #system: ActorSystem | undefined;
   #connection: ReturnType<ActorSystem["actorOf"]> | undefined;
 
@@ -79,7 +111,7 @@ export class InProcessClient implements E2eClient {
       (globalThis as unknown as { WebSocket: WebSocketConstructor }).WebSocket;
   }
 
-  start(url: string): Promise<void> {
+  start(url: string, delivery?: Delivery): Promise<void> {
     const Base = this.#WebSocket;
     const closed = this.#closed;
     // Every socket is tracked until closed: a test must not end with one open.
@@ -102,8 +134,9 @@ export class InProcessClient implements E2eClient {
       websocketProps({
         url,
         WebSocket: Tracked,
-        policy: exponentialBackoff(E2E_POLICY),
-        minUptimeMs: 50,
+        policy: exponentialBackoff(delivery ? STREAM_POLICY : E2E_POLICY),
+        minUptimeMs: delivery ? 150 : 50,
+        ack: delivery === "ack" ? ACK : undefined,
         page: false,
         subscriber: (event) => this.#events.push(record(event)),
       }),
@@ -115,6 +148,22 @@ export class InProcessClient implements E2eClient {
   send(texts: string[]): Promise<void> {
     for (const text of texts) this.#connection!.tell(new Send(text));
     return Promise.resolve();
+  }
+
+  stream(texts: string[]): Promise<void> {
+    const { answered, failed } = this.#outcomes;
+    for (const text of texts) {
+      this.#connection!.ask<Sent>(new Send(text), 120_000).then(
+        (reply) => answered.push([text, reply.acknowledged]),
+        (error) => failed.push([text, String(error)]),
+      );
+    }
+    return Promise.resolve();
+  }
+
+  outcomes(): Promise<Outcomes> {
+    const { answered, failed } = this.#outcomes;
+    return Promise.resolve({ answered: [...answered], failed: [...failed] });
   }
 
   events(): Promise<EventRecord[]> {

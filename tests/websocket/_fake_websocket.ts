@@ -18,6 +18,8 @@ export type Answer = "accept" | "refuse" | "hang";
 export class FakeWebSocket {
   readyState = 0;
   protocol = "";
+  /** Bytes "not yet on the network": the test sets it (0: everything left at once). */
+  bufferedAmount = 0;
   binaryType = "blob";
   onopen: unknown = null;
   onmessage: unknown = null;

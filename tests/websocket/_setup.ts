@@ -112,7 +112,9 @@ export function harness(): Harness {
 export function describeEvents(events: readonly WebSocketEvent[]): string[] {
   return events.map((e) => {
     const name = e.constructor.name.replace(/^WebSocket/, "");
-    const fields = Object.entries(e).filter(([key]) => key !== "connection")
+    const fields = Object.entries(e).filter(([key, v]) =>
+      key !== "connection" && !(key === "mayNotHaveArrived" && v === 0)
+    )
       .map(([, v]) =>
         typeof v === "object" && v !== null
           ? (v.constructor?.name ?? "object")

@@ -49,16 +49,17 @@ describe("a WebSocket connection", () => {
     }
   });
 
-  it("sends in order, and answers a Send that has a sender with Sent", async () => {
+  it("sends in order, and answers a Send that has a sender with Sent once the connection is stable", async () => {
     const h = harness();
     try {
       const connection = h.connect();
       connection.tell(new Send("one"));
       const bytes = new Uint8Array([1, 2, 3]);
-      const acknowledged = connection.ask<Sent>(new Send(bytes), 1_000);
+      const acknowledged = connection.ask<Sent>(new Send(bytes), 10_000);
       connection.tell(new Send("three"));
       await h.tick(0);
       assert.deepEqual(h.network.last.sent, ["one", bytes, "three"]);
+      await h.tick(5_000); // minUptimeMs: the connection counts as a success
       const reply = await acknowledged;
       assert.ok(reply instanceof Sent);
       assert.equal(reply.send.data, bytes);

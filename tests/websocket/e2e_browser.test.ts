@@ -8,8 +8,14 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { type Browser, chromium, type Page } from "playwright-core";
-import type { E2eClient, EventRecord } from "./_e2e_client.ts";
+import type {
+  Delivery,
+  E2eClient,
+  EventRecord,
+  Outcomes,
+} from "./_e2e_client.ts";
 import { runScenario } from "./_e2e_scenario.ts";
+import { runStream } from "./_e2e_stream.ts";
 import { DenoServer } from "./_deno_server.ts";
 // The harness's discovery ($UNDERSTUDY_CHROMIUM, /usr/bin/chromium, ...): the
 // browser it found or installed before the run.
@@ -51,10 +57,22 @@ async function bundlePageScript(): Promise<string> {
 /** The client in the page, driven through Playwright. */
 class PageClient implements E2eClient {
   constructor(readonly page: Page) {}
-  start(url: string): Promise<void> {
+  start(url: string, delivery?: Delivery): Promise<void> {
     return this.page.evaluate(
-      (url) => (globalThis as never as { e2e: E2eClient }).e2e.start(url),
-      url,
+      ([url, delivery]) =>
+        (globalThis as never as { e2e: E2eClient }).e2e.start(url, delivery),
+      [url, delivery] as const,
+    );
+  }
+  stream(texts: string[]): Promise<void> {
+    return this.page.evaluate(
+      (texts) => (globalThis as never as { e2e: E2eClient }).e2e.stream(texts),
+      texts,
+    );
+  }
+  outcomes(): Promise<Outcomes> {
+    return this.page.evaluate(() =>
+      (globalThis as never as { e2e: E2eClient }).e2e.outcomes()
     );
   }
   send(texts: string[]): Promise<void> {
@@ -145,4 +163,40 @@ describe("end to end in Chromium", () => {
       }
     },
   );
+  for (const delivery of ["ack", "default"] as const) {
+    it(`streams 1,200 messages through 10 kills of a server process (${delivery} mode): nothing lost unreported`, async () => {
+      // The page is served here; its WebSocket server is the other process.
+      const pages = new DenoServer({
+        "/": {
+          type: "text/html",
+          body:
+            '<!doctype html><meta charset="utf-8"><link rel="icon" href="data:,"><title>e2e</title><script type="module" src="/client.js"></script>',
+        },
+        "/client.js": {
+          type: "text/javascript",
+          body: await bundlePageScript(),
+        },
+      });
+      let browser: Browser | undefined;
+      try {
+        await pages.start();
+        browser = await chromium.launch({
+          executablePath: findChromium(),
+          args: CHROMIUM_ARGS,
+          timeout: 30_000,
+        });
+        const page = await browser.newPage();
+        page.setDefaultTimeout(15_000);
+        const pageErrors: string[] = [];
+        page.on("pageerror", (error) => pageErrors.push(String(error)));
+        await page.goto(`http://127.0.0.1:${pages.port}/`);
+        await page.waitForFunction(() => "e2e" in globalThis);
+        await runStream(new PageClient(page), delivery, "Chromium");
+        assert.deepEqual(pageErrors, []);
+      } finally {
+        await browser?.close();
+        await pages.kill();
+      }
+    });
+  }
 });

@@ -7,6 +7,7 @@ import { describe, it } from "node:test";
 import { InProcessClient } from "./_e2e_client.ts";
 import { DenoServer } from "./_deno_server.ts";
 import { runScenario } from "./_e2e_scenario.ts";
+import { runStream } from "./_e2e_stream.ts";
 
 describe("end to end in Deno", () => {
   // The harness runs this file in Deno only (see its first line). Elsewhere
@@ -29,4 +30,14 @@ describe("end to end in Deno", () => {
       }
     },
   );
+  for (const delivery of ["ack", "default"] as const) {
+    it(`streams 1,200 messages through 10 kills of a server process (${delivery} mode): nothing lost unreported`, async () => {
+      const client = new InProcessClient();
+      try {
+        await runStream(client, delivery, "Deno");
+      } finally {
+        await client.close();
+      }
+    });
+  }
 });

@@ -9,6 +9,7 @@ import { createServer, type Server } from "node:http";
 import { WebSocket, WebSocketServer } from "ws";
 import { InProcessClient } from "./_e2e_client.ts";
 import { type E2eServer, runScenario } from "./_e2e_scenario.ts";
+import { runStream } from "./_e2e_stream.ts";
 
 class WsServer implements E2eServer {
   port = 0;
@@ -66,4 +67,17 @@ describe("end to end in Node with the ws package", () => {
       await server.kill();
     }
   });
+  const runtime = typeof (globalThis as { Bun?: unknown }).Bun === "undefined"
+    ? "Node"
+    : "Bun";
+  for (const delivery of ["ack", "default"] as const) {
+    it(`streams 1,200 messages through 10 kills of a server process (${delivery} mode): nothing lost unreported`, async () => {
+      const client = new InProcessClient(WebSocket);
+      try {
+        await runStream(client, delivery, `${runtime} (ws)`);
+      } finally {
+        await client.close();
+      }
+    });
+  }
 });

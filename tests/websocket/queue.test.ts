@@ -96,13 +96,17 @@ describe("sending while disconnected", () => {
       h.network.answer = "refuse";
       const connection = h.connect({ policy: doubling });
       await h.tick(0);
-      const reply = connection.ask<Sent>(new Send("eventually"), 5_000);
+      const reply = connection.ask<Sent>(new Send("eventually"), 10_000);
       let settled = false;
       reply.finally(() => settled = true);
       await h.tick(50);
       assert.equal(settled, false);
       h.network.answer = "accept";
       await h.tick(51);
+      assert.deepEqual(h.network.last.sent, ["eventually"]);
+      await h.tick(4_999); // not before the connection stayed up minUptimeMs
+      assert.equal(settled, false);
+      await h.tick(1);
       assert.ok((await reply) instanceof Sent);
     } finally {
       await h.done();
@@ -172,7 +176,12 @@ describe("the queue limit", () => {
   it("passes any number through an open socket, and keeps at most maxQueued of those caught by a close", async () => {
     const h = harness();
     try {
-      const connection = h.connect({ policy: doubling, maxQueued: 2 });
+      // minUptimeMs 0: what went out on the first socket is confirmed at once.
+      const connection = h.connect({
+        policy: doubling,
+        maxQueued: 2,
+        minUptimeMs: 0,
+      });
       await h.tick(1);
       const first = h.network.last;
       for (let i = 1; i <= 3; i++) connection.tell(new Send(`open${i}`));
@@ -189,9 +198,9 @@ describe("the queue limit", () => {
         "burst5",
       ]);
       assert.deepEqual(h.deadLetters.map((d) => d.reason), [
-        "stash overflow",
-        "stash overflow",
-        "stash overflow",
+        "queue full (maxQueued 2)",
+        "queue full (maxQueued 2)",
+        "queue full (maxQueued 2)",
       ]);
       first.end({ code: 1001, reason: "", wasClean: true });
       await h.tick(101);

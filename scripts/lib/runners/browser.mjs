@@ -5,8 +5,14 @@
 // ephemeral port; each file runs in a fresh page and reports through an
 // exposed `__understudyDone` binding.
 import { createServer } from "node:http";
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { basename, extname, join, normalize } from "node:path";
+import {
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
+import { basename, dirname, extname, join, normalize } from "node:path";
 import { pool, RUN_DIR } from "../util.mjs";
 import { bundleForWeb, formatBuildError, SHIM } from "../web_bundle.mjs";
 import { findChromium, LAUNCH_ARGS } from "../chromium.mjs";
@@ -28,6 +34,17 @@ async function bundleOne(file) {
     outfile: `${outBase}.js`,
     file,
   }, { runtime: "browser", target: "chrome120" });
+  // A test may start module workers from `*.worker.ts` files beside it:
+  // each is bundled next to the page, as `*.worker.js`.
+  for (const name of readdirSync(dirname(file.path))) {
+    if (!name.endsWith(".worker.ts")) continue;
+    await bundleForWeb({
+      entry: `import ${JSON.stringify(join(dirname(file.path), name))};`,
+      sourcefile: `browser-worker:${join(dirname(file.rel), name)}`,
+      outfile: join(OUT, dirname(file.rel), name.replace(/\.ts$/, ".js")),
+      file,
+    }, { runtime: "browser", target: "chrome120" });
+  }
   const title = file.rel.replace(/&/g, "&amp;").replace(/</g, "&lt;");
   writeFileSync(
     `${outBase}.html`,

@@ -1,0 +1,193 @@
+// Copyright 2026 the understudy authors. MIT license.
+
+/**
+ * Messages per second between two Durable Objects in workerd: through
+ * understudy refs against direct RPC calls, side by side in one run.
+ *
+ *     node bench/durable.mjs [--quick]
+ *
+ * bench/durable/worker.ts is bundled with esbuild and served by Cloudflare's
+ * workerd (the npm package, started on a generated Cap'n Proto config, no
+ * miniflare); each measurement is one HTTP request asking the sender object
+ * to get N messages to the receiver object one way, timed in Node around
+ * the request (one local HTTP round trip included, small next to N
+ * messages). The variants alternate within each round, so that they share
+ * the machine's state; the table shows medians of the rounds (5, after one
+ * warm-up round) and the ratio to the awaited direct RPC.
+ *
+ * Prints a Markdown table and writes bench/results/durable.json (with
+ * --quick: .build/bench/quick/durable.json). `runDurableBench({ quick })`
+ * does the same for `npm run bench` and returns `{ markdown, results }`.
+ */
+
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import os, { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import process from "node:process";
+import { fileURLToPath } from "node:url";
+import * as esbuild from "esbuild";
+import { capnpConfig, startWorkerd } from "../scripts/lib/workerd.mjs";
+
+const benchDir = dirname(fileURLToPath(import.meta.url));
+const root = join(benchDir, "..");
+
+const VARIANTS = [
+  {
+    kind: "understudy",
+    label: "understudy refs (tell × N, then ask)",
+  },
+  {
+    kind: "rpc-pipelined",
+    label: "direct RPC, pipelined (N calls, then await all)",
+  },
+  { kind: "rpc-awaited", label: "direct RPC, each call awaited" },
+  {
+    kind: "rpc-batched",
+    label: "direct RPC, batches of 256 by hand (each call awaited)",
+  },
+];
+
+async function bundle() {
+  const result = await esbuild.build({
+    entryPoints: [join(benchDir, "durable", "worker.ts")],
+    bundle: true,
+    format: "esm",
+    platform: "browser",
+    target: "es2022",
+    write: false,
+    logLevel: "silent",
+    minify: true,
+    plugins: [{
+      name: "cloudflare-workers",
+      setup(build) {
+        build.onResolve(
+          { filter: /(^|\/)cloudflare_workers\.ts$/ },
+          () => ({ path: "cloudflare:workers", external: true }),
+        );
+      },
+    }],
+  });
+  return result.outputFiles[0].text;
+}
+
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+};
+
+/**
+ * Runs the benchmark; resolves to `{ markdown, results }`.
+ *
+ * @param {{ quick?: boolean, log?: (line: string) => void }} [options]
+ */
+export async function runDurableBench({ quick = false, log = () => {} } = {}) {
+  const n = quick ? 2_000 : 20_000;
+  const rounds = 5;
+  const dir = mkdtempSync(join(tmpdir(), "understudy-durable-bench-"));
+  let worker;
+  try {
+    writeFileSync(join(dir, "worker.js"), await bundle());
+    worker = await startWorkerd(
+      join(dir, "config.capnp"),
+      capnpConfig({
+        modules: [{ name: "worker.js", path: "worker.js" }],
+        durableObjects: { SENDER: "Sender", RECEIVER: "Receiver" },
+      }),
+    );
+    const once = async (kind) => {
+      const started = performance.now();
+      const res = await fetch(`${worker.url}/?kind=${kind}&n=${n}`, {
+        signal: AbortSignal.timeout(120_000),
+      });
+      const ms = performance.now() - started;
+      const body = await res.json();
+      if (res.status !== 200 || body.count !== n) {
+        throw new Error(
+          `${kind}: expected ${n} messages delivered, got ${
+            JSON.stringify(body)
+          }\n${worker.output()}`,
+        );
+      }
+      return ms;
+    };
+    const times = Object.fromEntries(VARIANTS.map((v) => [v.kind, []]));
+    for (let round = -1; round < rounds; round++) {
+      for (const { kind } of VARIANTS) {
+        const ms = await once(kind);
+        if (round >= 0) times[kind].push(ms);
+        log(
+          `${round < 0 ? "warm-up" : `round ${round + 1}`}: ${kind} ${
+            ms.toFixed(1)
+          } ms`,
+        );
+      }
+    }
+    const base = n / (median(times["rpc-awaited"]) / 1000);
+    const rows = VARIANTS.map(({ kind, label }) => {
+      const ms = median(times[kind]);
+      const perSecond = n / (ms / 1000);
+      return {
+        kind,
+        label,
+        messages: n,
+        runs: times[kind].map((t) => Math.round(t * 10) / 10),
+        medianMs: Math.round(ms * 10) / 10,
+        messagesPerSecond: Math.round(perSecond),
+        ratioToAwaitedRpc: Math.round((perSecond / base) * 100) / 100,
+      };
+    });
+    const results = {
+      meta: {
+        date: new Date().toISOString(),
+        mode: quick ? "quick" : "full",
+        command: `node bench/durable.mjs${quick ? " --quick" : ""}`,
+        messages: n,
+        rounds,
+        warmup: 1,
+        node: process.version,
+        workerd:
+          (await import("workerd/package.json", { with: { type: "json" } })
+            .catch(() => ({ default: {} }))).default.version ?? "unknown",
+        cores: os.cpus().length,
+      },
+      rows,
+    };
+    const fmt = (x) => x.toLocaleString("en-US");
+    const markdown = [
+      `Messages per second from one Durable Object to another in workerd (${
+        fmt(n)
+      } messages a run, median of ${rounds} rounds, variants alternating):`,
+      "",
+      "| way | median ms | messages/s | × awaited RPC |",
+      "| --- | ---: | ---: | ---: |",
+      ...rows.map((r) =>
+        `| ${r.label} | ${r.medianMs} | ${fmt(r.messagesPerSecond)} | ${
+          r.ratioToAwaitedRpc.toFixed(2)
+        } |`
+      ),
+    ].join("\n");
+    return { markdown, results };
+  } finally {
+    await worker?.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const quick = process.argv.includes("--quick");
+  const { markdown, results } = await runDurableBench({
+    quick,
+    log: (line) => process.stderr.write(`${line}\n`),
+  });
+  const out = quick
+    ? join(root, ".build", "bench", "quick")
+    : join(root, "bench", "results");
+  mkdirSync(out, { recursive: true });
+  writeFileSync(
+    join(out, "durable.json"),
+    JSON.stringify(results, null, 2) + "\n",
+  );
+  console.log(markdown);
+  console.log(`\nwrote ${join(out, "durable.json")}`);
+}

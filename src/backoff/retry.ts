@@ -1,0 +1,298 @@
+// Copyright 2026 the understudy authors. MIT license.
+// This module is browser compatible.
+
+/**
+ * `retry`: calls a function until it succeeds, waiting a policy's delay
+ * between attempts, for at most `maxAttempts` attempts, and stops at once
+ * when a signal aborts. Modelled on Deno std's `async/retry.ts`, with the
+ * waits taken from a {@linkcode BackoffPolicy}.
+ *
+ * @module
+ */
+
+import type { BackoffPolicy } from "./backoff_policy.ts";
+import { fullJitterBackoff } from "./full_jitter.ts";
+import { checkDelay, describeError, fail } from "../validation.ts";
+
+/** The default of {@linkcode RetryOptions.maxAttempts}. */
+const DEFAULT_MAX_ATTEMPTS = 5;
+
+/**
+ * Options for {@linkcode retry}.
+ *
+ * @example Three attempts, 100 ms then 200 ms apart, until the caller gives up
+ * ```ts
+ * import { exponentialBackoff, retry, type RetryOptions } from "@understudy/core/backoff";
+ *
+ * const controller = new AbortController(); // controller.abort() stops the retries
+ * const options: RetryOptions = {
+ *   policy: exponentialBackoff({ minMs: 100, maxMs: 1_000, randomFactor: 0 }),
+ *   maxAttempts: 3,
+ *   signal: controller.signal,
+ * };
+ * let calls = 0;
+ * const answer = await retry(() => ++calls < 3 ? Promise.reject(new Error("busy")) : "ok", options);
+ * console.log(answer, calls); // "ok" 3
+ * ```
+ */
+export interface RetryOptions {
+  /**
+   * How long to wait after a failed attempt: after attempt n (1, 2, …)
+   * fails, `retry` waits `policy.delayFor(n - 1)` milliseconds, so the
+   * first wait is `delayFor(0)`, as before a BackoffSupervisor's first
+   * restart.
+   *
+   * @default {fullJitterBackoff({ baseMs: 1_000, capMs: 60_000 })}: a
+   * uniform random wait in [0, 1 s), then [0, 2 s), [0, 4 s), …, up to
+   * [0, 60 s), as Deno std's `retry` waits by default.
+   */
+  policy?: BackoffPolicy;
+  /**
+   * How many times to call the function at most (the first call included):
+   * a whole number ≥ 1, or `Infinity` to retry until it succeeds, a
+   * `shouldRetry` says no, or the signal aborts.
+   *
+   * @default {5}
+   */
+  maxAttempts?: number;
+  /**
+   * Stops retrying: when it aborts, the promise `retry` returned rejects at
+   * once with `signal.reason`, and a wait in progress is cancelled (its
+   * timer cleared). An attempt in progress is not interrupted (pass the
+   * same signal to the function, to `fetch` for instance, for that); what
+   * it returns or throws afterwards is ignored. A signal already aborted
+   * rejects without calling the function.
+   */
+  signal?: AbortSignal;
+  /**
+   * Whether to retry after `error`, thrown by attempt number `attempt`
+   * (1-based). Returning `false` makes `retry` reject at once with `error`
+   * itself (not a {@linkcode RetryError}), whatever attempts remain. It is
+   * asked about every failure, the last one included. If it throws, `retry`
+   * rejects with what it threw.
+   *
+   * @default {() => true}
+   */
+  shouldRetry?: (error: unknown, attempt: number) => boolean;
+}
+
+/**
+ * {@linkcode retry} made `maxAttempts` attempts and each failed: `cause` is
+ * the error of the last one, `attempts` how many were made.
+ *
+ * @example Usage
+ * ```ts
+ * import { retry, RetryError } from "@understudy/core/backoff";
+ *
+ * try {
+ *   await retry(() => Promise.reject(new Error("down")), {
+ *     maxAttempts: 2,
+ *     policy: { delayFor: () => 1 },
+ *   });
+ * } catch (error) {
+ *   if (error instanceof RetryError) {
+ *     console.log(error.attempts, (error.cause as Error).message); // 2 "down"
+ *   }
+ * }
+ * ```
+ */
+export class RetryError extends Error {
+  /** How many attempts were made (all failed). */
+  readonly attempts: number;
+
+  /**
+   * Creates a `RetryError`.
+   *
+   * @param cause The error of the last attempt.
+   * @param attempts How many attempts were made.
+   */
+  constructor(cause: unknown, attempts: number) {
+    super(
+      `Retrying failed after ${attempts} attempt${attempts === 1 ? "" : "s"}: ${
+        describeError(cause)
+      }`,
+      { cause },
+    );
+    this.name = "RetryError";
+    this.attempts = attempts;
+  }
+}
+
+/**
+ * Calls `fn` until it succeeds, and resolves with what it returns.
+ *
+ * `fn` is called at once, with the attempt's number (1, 2, …). When it
+ * throws or rejects, `retry` asks `shouldRetry(error, attempt)`: if that is
+ * false it rejects with the error as is; if that was the last of
+ * `maxAttempts` attempts it rejects with a {@linkcode RetryError} carrying
+ * the last error (`cause`) and the number of attempts; otherwise it waits
+ * `policy.delayFor(attempt - 1)` milliseconds and calls `fn` again. When
+ * `signal` aborts, it rejects at once with the signal's reason and clears
+ * the wait's timer, so nothing of it outlives the call.
+ *
+ * With the defaults, `fn` is called at most 5 times, with full-jitter waits
+ * below 1, 2, 4 and 8 s between the calls (15 s at most in all).
+ *
+ * @example Retry until a flaky call succeeds
+ * ```ts
+ * import { exponentialBackoff, retry } from "@understudy/core/backoff";
+ *
+ * let calls = 0;
+ * async function flaky(): Promise<string> {
+ *   if (++calls < 3) throw new Error("not yet");
+ *   return "ok";
+ * }
+ * const policy = exponentialBackoff({ minMs: 10, maxMs: 100 });
+ * console.log(await retry(flaky, { policy })); // "ok", after waits of about 10 and 20 ms
+ * ```
+ *
+ * @example Give up on errors that will not go away, and when the caller leaves
+ * ```ts
+ * import { retry } from "@understudy/core/backoff";
+ *
+ * class HttpError extends Error {
+ *   constructor(readonly status: number) {
+ *     super(`HTTP ${status}`);
+ *   }
+ * }
+ * const controller = new AbortController();
+ * const attempt = (): Promise<string> => Promise.reject(new HttpError(404));
+ * await retry(attempt, {
+ *   signal: controller.signal,
+ *   shouldRetry: (error) => !(error instanceof HttpError) || error.status >= 500,
+ * }).catch((error) => console.log(error.message)); // "HTTP 404", at once
+ * ```
+ *
+ * @typeParam T What `fn` resolves with.
+ * @param fn The function to call; it gets the attempt's number, from 1.
+ * @param options See {@linkcode RetryOptions}.
+ * @returns What `fn` returned, once it succeeds.
+ * @throws {TypeError} If `fn`, `policy`, `shouldRetry` or `signal` has the
+ * wrong type, or `options` is not an object. These are thrown by the call,
+ * not through the promise.
+ * @throws {RangeError} If `maxAttempts` is not a whole number ≥ 1 or
+ * `Infinity`.
+ */
+export function retry<T>(
+  fn: (attempt: number) => T | PromiseLike<T>,
+  options: RetryOptions = {},
+): Promise<T> {
+  if (typeof fn !== "function") fail("retry", "fn", "a function", fn);
+  if (typeof options !== "object" || options === null) {
+    fail("retry", "options", "an object", options);
+  }
+  const { signal, shouldRetry } = options;
+  const maxAttempts = options.maxAttempts === undefined
+    ? DEFAULT_MAX_ATTEMPTS
+    : options.maxAttempts;
+  if (
+    typeof maxAttempts !== "number" ||
+    !(maxAttempts === Infinity ||
+      (Number.isInteger(maxAttempts) && maxAttempts >= 1))
+  ) {
+    fail(
+      "retry",
+      "maxAttempts",
+      "a whole number >= 1 or Infinity",
+      maxAttempts,
+      typeof maxAttempts === "number",
+    );
+  }
+  const policy = options.policy === undefined
+    ? fullJitterBackoff({ baseMs: 1_000, capMs: 60_000 })
+    : options.policy;
+  if (
+    typeof policy !== "object" || policy === null ||
+    typeof policy.delayFor !== "function"
+  ) {
+    fail(
+      "retry",
+      "policy",
+      "a backoff policy (an object with a delayFor method)",
+      policy,
+    );
+  }
+  if (shouldRetry !== undefined && typeof shouldRetry !== "function") {
+    fail("retry", "shouldRetry", "a function", shouldRetry);
+  }
+  if (signal !== undefined && !isAbortSignal(signal)) {
+    fail("retry", "signal", "an AbortSignal", signal);
+  }
+
+  return new Promise<T>((resolve, reject) => {
+    if (signal?.aborted) {
+      reject(signal.reason);
+      return;
+    }
+    let attempt = 0;
+    let done = false;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+
+    /** Settles once: clears the wait and stops listening to the signal. */
+    const finish = (settle: () => void): void => {
+      if (done) return;
+      done = true;
+      if (timer !== undefined) globalThis.clearTimeout(timer);
+      timer = undefined;
+      signal?.removeEventListener("abort", onAbort);
+      settle();
+    };
+    const onAbort = (): void => finish(() => reject(signal!.reason));
+
+    const failed = (error: unknown): void => {
+      if (done) return; // aborted while the attempt ran: its outcome is ignored
+      let wait: number;
+      try {
+        if (shouldRetry !== undefined && !shouldRetry(error, attempt)) {
+          finish(() => reject(error));
+          return;
+        }
+        if (attempt >= maxAttempts) {
+          finish(() => reject(new RetryError(error, attempt)));
+          return;
+        }
+        wait = checkDelay(
+          "retry",
+          `policy.delayFor(${attempt - 1})`,
+          policy.delayFor(attempt - 1),
+        );
+      } catch (thrown) {
+        finish(() => reject(thrown));
+        return;
+      }
+      timer = globalThis.setTimeout(run, wait);
+    };
+
+    const run = (): void => {
+      timer = undefined;
+      attempt++;
+      let result: T | PromiseLike<T>;
+      try {
+        result = fn(attempt);
+      } catch (error) {
+        failed(error);
+        return;
+      }
+      Promise.resolve(result).then(
+        (value) => finish(() => resolve(value)),
+        failed,
+      );
+    };
+
+    signal?.addEventListener("abort", onAbort);
+    run();
+  });
+}
+
+/**
+ * Whether `value` looks like an `AbortSignal`: an object with a boolean
+ * `aborted` and the two listener functions (so a signal from another realm
+ * or a polyfill passes too).
+ */
+function isAbortSignal(value: unknown): value is AbortSignal {
+  const candidate = value as Partial<AbortSignal> | null;
+  return typeof candidate === "object" && candidate !== null &&
+    typeof candidate.aborted === "boolean" &&
+    typeof candidate.addEventListener === "function" &&
+    typeof candidate.removeEventListener === "function";
+}

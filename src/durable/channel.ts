@@ -1,0 +1,299 @@
+// Copyright 2026 the understudy authors. MIT license.
+// This module is browser compatible.
+
+/**
+ * The way from one actor host to one other Durable Object: a queue of
+ * outgoing messages, sent over the platform's RPC in order. Tells made in
+ * one turn leave together, as one call; while a call is out (or waiting to
+ * be retried), later tells wait behind it, so they arrive in the order they
+ * were told. An ask is a call of its own, made in its place in the queue
+ * (calls on one stub are delivered in the order they are made), whose
+ * result is the reply.
+ *
+ * A call that fails is retried with the host's retry settings: only
+ * errors they allow, after the policy's wait, at most `maxAttempts` calls,
+ * each retry on a fresh stub (a failed stub may be broken for good). What
+ * is finally given up goes to dead letters with the error, and a
+ * `RemoteDeliveryFailed` event; an ask rejects with a
+ * `RemoteDeliveryError`. Internal to the module.
+ *
+ * @module
+ */
+
+import type { ActorRef } from "../runtime/actor_ref.ts";
+import { AskTimeoutError, UndeliveredError } from "../runtime/actor_ref.ts";
+import type { ActorSystem } from "../runtime/actor_system.ts";
+import type { DurableObjectNamespaceLike } from "./platform.ts";
+import {
+  RemoteDeliveryError,
+  RemoteDeliveryFailed,
+  remoteReason,
+} from "./remote_delivery.ts";
+import { mayRetry, type RetrySettings } from "./retry.ts";
+import type { HostStub, WireOutcome, WirePacket, WireTarget } from "./wire.ts";
+
+/** Tells per call at most. */
+const MAX_BATCH = 256;
+
+/** A pending ask: how to settle it, and when it must be settled by. */
+interface AskWaiter {
+  readonly resolve: (reply: unknown) => void;
+  readonly reject: (error: Error) => void;
+  readonly timeoutMs: number;
+  readonly deadline: number;
+}
+
+/** One message on its way. */
+export interface Outgoing {
+  readonly packet: WirePacket;
+  readonly message: unknown;
+  readonly sender: ActorRef<never> | undefined;
+  readonly recipient: ActorRef<never>;
+  /** Set for an ask. */
+  readonly ask?: AskWaiter;
+  /** Sent in a call of its own (its batch could not be serialized). */
+  alone?: boolean;
+}
+
+/** One RPC call and its attempts. */
+interface Call {
+  readonly items: Outgoing[];
+  attempts: number;
+}
+
+/** The way to one Durable Object. */
+export class Channel {
+  readonly #system: ActorSystem;
+  readonly #namespace: DurableObjectNamespaceLike;
+  readonly #target: WireTarget;
+  readonly #settings: RetrySettings;
+  #stub: HostStub | undefined = undefined;
+  #queue: Outgoing[] = [];
+  /** A batch of tells is out or waiting for its retry. */
+  #busy = false;
+  #pumpQueued = false;
+  #closed = false;
+  /** Retry timers, with the call each will make again. */
+  readonly #waits = new Map<unknown, Call>();
+  readonly #pump = (): void => this.#drain();
+
+  constructor(
+    system: ActorSystem,
+    namespace: DurableObjectNamespaceLike,
+    target: WireTarget,
+    settings: RetrySettings,
+  ) {
+    this.#system = system;
+    this.#namespace = namespace;
+    this.#target = target;
+    this.#settings = settings;
+  }
+
+  /** Nothing queued, out or waiting. */
+  get idle(): boolean {
+    return !this.#busy && this.#queue.length === 0 && this.#waits.size === 0;
+  }
+
+  /** Queues `item`; it leaves once the current turn's other tells have joined it. */
+  send(item: Outgoing): void {
+    if (this.#closed) {
+      this.#giveUp(item, new Error("the sending actor host was reset"), 0);
+      return;
+    }
+    this.#queue.push(item);
+    if (!this.#busy && !this.#pumpQueued) {
+      this.#pumpQueued = true;
+      queueMicrotask(this.#pump);
+    }
+  }
+
+  /**
+   * Gives up everything queued or waiting for a retry (dead letters, asks
+   * rejected) and clears every timer. Calls already out settle as they
+   * will, without retry.
+   */
+  close(): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    const reason = new Error("the sending actor host was reset");
+    for (const [timer, call] of this.#waits) {
+      globalThis.clearTimeout(timer as number);
+      for (const item of call.items) this.#giveUp(item, reason, call.attempts);
+    }
+    this.#waits.clear();
+    const queued = this.#queue;
+    this.#queue = [];
+    for (const item of queued) this.#giveUp(item, reason, 0);
+  }
+
+  #drain(): void {
+    this.#pumpQueued = false;
+    while (!this.#busy && !this.#closed && this.#queue.length > 0) {
+      const head = this.#queue[0];
+      if (head.ask !== undefined) {
+        this.#queue.shift();
+        this.#call({ items: [head], attempts: 0 });
+        continue;
+      }
+      let n = 1;
+      if (!head.alone) {
+        const queue = this.#queue;
+        while (
+          n < MAX_BATCH && n < queue.length && queue[n].ask === undefined &&
+          !queue[n].alone
+        ) n++;
+      }
+      this.#busy = true;
+      this.#call({ items: this.#queue.splice(0, n), attempts: 0 });
+    }
+  }
+
+  #stubNow(): HostStub {
+    if (this.#stub === undefined) {
+      const namespace = this.#namespace;
+      this.#stub = namespace.get(
+        namespace.idFromName(this.#target[1]),
+      ) as HostStub;
+    }
+    return this.#stub;
+  }
+
+  #call(call: Call): void {
+    call.attempts++;
+    let result: Promise<unknown>;
+    try {
+      const stub = this.#stubNow();
+      const ask = call.items[0].ask;
+      if (ask === undefined) {
+        result = stub.understudyDeliver(
+          call.items.map((item) => item.packet),
+          this.#target,
+        );
+      } else {
+        const remaining = Math.max(1, Math.ceil(ask.deadline - Date.now()));
+        result = stub.understudyAsk(
+          call.items[0].packet,
+          this.#target,
+          Math.min(remaining, ask.timeoutMs),
+        );
+      }
+    } catch (error) {
+      result = Promise.reject(error);
+    }
+    Promise.resolve(result).then(
+      (value) => this.#succeeded(call, value),
+      (error) => this.#failed(call, error),
+    );
+  }
+
+  #succeeded(call: Call, value: unknown): void {
+    const first = call.items[0];
+    if (first.ask !== undefined) {
+      settleAsk(first, value);
+    } else {
+      this.#busy = false;
+      this.#drain();
+    }
+  }
+
+  #failed(call: Call, error: unknown): void {
+    const items = call.items;
+    const ask = items[0].ask;
+    if (
+      ask === undefined && items.length > 1 && isDataCloneError(error) &&
+      !this.#closed
+    ) {
+      // One of them cannot be serialized, and nothing was sent: send each
+      // alone, so that only the ones that cannot cross are given up.
+      for (const item of items) item.alone = true;
+      this.#queue.unshift(...items);
+      this.#busy = false;
+      this.#drain();
+      return;
+    }
+    const delayMs = this.#retryDelay(call, error);
+    if (
+      delayMs !== undefined &&
+      (ask === undefined || Date.now() + delayMs < ask.deadline)
+    ) {
+      // A failed stub may stay broken: the retry takes a fresh one.
+      this.#stub = undefined;
+      const timer = globalThis.setTimeout(() => {
+        this.#waits.delete(timer);
+        this.#call(call);
+      }, delayMs);
+      this.#waits.set(timer, call);
+      return;
+    }
+    for (const item of items) this.#giveUp(item, error, call.attempts);
+    if (ask === undefined) {
+      this.#busy = false;
+      this.#drain();
+    }
+  }
+
+  /** The wait before retrying `call`, or `undefined` if it is not retried. */
+  #retryDelay(call: Call, error: unknown): number | undefined {
+    const settings = this.#settings;
+    if (
+      this.#closed || call.attempts >= settings.maxAttempts ||
+      !mayRetry(settings, error)
+    ) return undefined;
+    try {
+      return settings.policy.delayFor(call.attempts - 1);
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** `item` will not be delivered: a dead letter with the error, and the ask rejected. */
+  #giveUp(item: Outgoing, error: unknown, attempts: number): void {
+    const system = this.#system;
+    system.publishDeadLetter(
+      item.message,
+      item.sender,
+      item.recipient,
+      remoteReason(error, attempts),
+    );
+    system.eventStream.publish(
+      new RemoteDeliveryFailed(
+        item.message,
+        item.sender,
+        item.recipient,
+        error,
+        attempts,
+      ),
+    );
+    item.ask?.reject(
+      new RemoteDeliveryError(item.recipient.path, error, attempts),
+    );
+  }
+}
+
+/** Settles an ask with the outcome the other object returned. */
+function settleAsk(item: Outgoing, value: unknown): void {
+  const ask = item.ask!;
+  const outcome = value as WireOutcome;
+  if (!Array.isArray(outcome)) {
+    ask.reject(
+      new UndeliveredError(
+        item.recipient.path,
+        "the object answered something other than an actor host's reply (is it an actor host?)",
+      ),
+    );
+  } else if (outcome[0] === 0) {
+    ask.resolve(outcome[1]);
+  } else if (outcome[0] === 1) {
+    ask.reject(new AskTimeoutError(item.recipient.path, ask.timeoutMs));
+  } else {
+    ask.reject(new UndeliveredError(item.recipient.path, String(outcome[1])));
+  }
+}
+
+function isDataCloneError(error: unknown): boolean {
+  try {
+    return (error as { name?: unknown })?.name === "DataCloneError";
+  } catch {
+    return false;
+  }
+}

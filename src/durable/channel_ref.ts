@@ -1,0 +1,120 @@
+// Copyright 2026 the understudy authors. MIT license.
+// This module is browser compatible.
+
+/**
+ * The remote ref an actor host makes: `tell` and `ask` queue the message
+ * on the channel to the actor's object. Internal to the module.
+ *
+ * @module
+ */
+
+import type { ActorRef, AskOptions } from "../runtime/actor_ref.ts";
+import { DEFAULT_ASK_TIMEOUT_MS } from "../runtime/actor_ref.ts";
+import { checkDelay, fail } from "../validation.ts";
+import type { Channel } from "./channel.ts";
+import { type RemoteAddress, RemoteRef } from "./remote_ref.ts";
+import type { WirePacket } from "./wire.ts";
+
+/** How a remote ref turns a sender into an address. */
+export interface SenderAddresser {
+  /** `[binding, name, path]` to reply to `sender`, or `undefined` if it cannot be replied to. */
+  addressOf(
+    sender: ActorRef<never> | undefined,
+  ): [string, string, string] | undefined;
+}
+
+/** A remote ref whose messages go through a {@linkcode Channel}. */
+export class ChannelRef<T> extends RemoteRef<T> {
+  readonly #address: RemoteAddress;
+  readonly #channel: Channel;
+  readonly #addresser: SenderAddresser;
+  readonly #path: string;
+
+  constructor(
+    address: RemoteAddress,
+    channel: Channel,
+    addresser: SenderAddresser,
+  ) {
+    super();
+    this.#address = address;
+    this.#channel = channel;
+    this.#addresser = addresser;
+    this.#path = `durable://${address.binding}/${
+      encodeURIComponent(address.name)
+    }${address.path}`;
+  }
+
+  get address(): RemoteAddress {
+    return this.#address;
+  }
+
+  /** `durable://BINDING/object-name/actor/path`. */
+  get path(): string {
+    return this.#path;
+  }
+
+  tell(message: T, sender?: ActorRef<never>): void {
+    const from = this.#addresser.addressOf(sender);
+    const to = this.#address.path;
+    this.#channel.send({
+      packet: from === undefined
+        ? [to, message]
+        : [to, message, from[0], from[1], from[2]] as WirePacket,
+      message,
+      sender,
+      recipient: this as ActorRef<never>,
+    });
+  }
+
+  ask<R = unknown>(message: T, options?: number | AskOptions): Promise<R> {
+    let timeoutMs: unknown = options;
+    let signal: AbortSignal | undefined;
+    if (typeof options === "object" && options !== null) {
+      timeoutMs = options.timeoutMs;
+      signal = options.signal;
+      if (
+        signal !== undefined &&
+        (typeof signal !== "object" || signal === null ||
+          typeof signal.addEventListener !== "function")
+      ) {
+        fail("ask", "signal", "an AbortSignal", signal);
+      }
+    }
+    const ms = checkDelay(
+      "ask",
+      "timeoutMs",
+      timeoutMs === undefined ? DEFAULT_ASK_TIMEOUT_MS : timeoutMs,
+    );
+    if (signal?.aborted) return Promise.reject(signal.reason);
+    return new Promise<R>((resolve, reject) => {
+      let onAbort: (() => void) | undefined;
+      if (signal !== undefined) {
+        onAbort = () => reject(signal.reason);
+        signal.addEventListener("abort", onAbort, { once: true });
+      }
+      const release = () => {
+        if (onAbort !== undefined) {
+          signal!.removeEventListener("abort", onAbort);
+        }
+      };
+      this.#channel.send({
+        packet: [this.#address.path, message],
+        message,
+        sender: undefined,
+        recipient: this as ActorRef<never>,
+        ask: {
+          resolve: (reply) => {
+            release();
+            resolve(reply as R);
+          },
+          reject: (error) => {
+            release();
+            reject(error);
+          },
+          timeoutMs: ms,
+          deadline: Date.now() + ms,
+        },
+      });
+    });
+  }
+}

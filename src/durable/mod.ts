@@ -1,0 +1,73 @@
+// Copyright 2026 the understudy authors. MIT license.
+// This module is browser compatible.
+
+/**
+ * Actors on Cloudflare Durable Objects: one actor system per object, and
+ * refs to actors in other objects that `tell` and `ask` over the platform's
+ * RPC, retrying what the platform marks retryable with a backoff policy.
+ *
+ * - {@linkcode withActors}: a Durable Object base class whose objects each
+ *   host an actor system ({@linkcode ActorHost}), created on first use and
+ *   terminated by `reset()`.
+ * - {@linkcode RemoteRef}: `this.actors.ref(binding, name, path)`, a ref to
+ *   an actor in another object. Messages cross by the platform's
+ *   serialization; what cannot cross, or still fails after the last
+ *   attempt, is a dead letter with the error ({@linkcode RemoteDeliveryFailed}),
+ *   and an `ask` rejects with a {@linkcode RemoteDeliveryError}.
+ * - {@linkcode RemoteRetryOptions}: errors marked `retryable` are retried
+ *   (at most 3 calls by default, full-jitter exponential waits); errors
+ *   marked `overloaded`, and any other, are not.
+ *
+ * `src/` imports nothing from `cloudflare:workers`: pass its
+ * `DurableObject` class to {@linkcode withActors}.
+ *
+ * @example An order and its payment
+ * ```ts no-run: imports cloudflare:workers, which only workerd has
+ * import { DurableObject } from "cloudflare:workers";
+ * import { Actor, type ActorSystem, Props } from "@understudy/core";
+ * import { withActors } from "@understudy/core/durable";
+ *
+ * class Payment extends Actor<{ amount: number }> {
+ *   onReceive(charge: { amount: number }): void {
+ *     this.sender?.tell({ paid: charge.amount });
+ *   }
+ * }
+ *
+ * export class PaymentObject extends withActors(DurableObject, { binding: "PAYMENT" }) {
+ *   override createActors(system: ActorSystem): void {
+ *     this.actors.expose(system.actorOf(Props.create(() => new Payment()), "payment"));
+ *   }
+ * }
+ *
+ * export class OrderObject extends withActors(DurableObject, { binding: "ORDER" }) {
+ *   async pay(amount: number): Promise<unknown> {
+ *     const payment = this.actors.ref<{ amount: number }>("PAYMENT", "order-42", "/user/payment");
+ *     return await payment.ask({ amount }, 2_000);
+ *   }
+ * }
+ * ```
+ *
+ * @module
+ */
+
+export { ActorHost, type ActorHostOptions } from "./actor_host.ts";
+export type {
+  DurableObjectBase,
+  DurableObjectNamespaceLike,
+  DurableObjectStateLike,
+} from "./platform.ts";
+export {
+  RemoteDeliveryError,
+  RemoteDeliveryFailed,
+} from "./remote_delivery.ts";
+export { type RemoteAddress, RemoteRef } from "./remote_ref.ts";
+export {
+  defaultRemoteRetryPolicy,
+  isRetryableDurableError,
+  type RemoteRetryOptions,
+} from "./retry.ts";
+export {
+  type ActorHostConstructor,
+  type ActorHostObject,
+  withActors,
+} from "./with_actors.ts";

@@ -1,0 +1,77 @@
+// Copyright 2026 the understudy authors. MIT license.
+// This module is browser compatible.
+
+/**
+ * The few shapes this module needs from Cloudflare's Durable Objects,
+ * declared here so that `src/` imports nothing (no `cloudflare:workers`, no
+ * `@cloudflare/workers-types`): a namespace binding, the object's state
+ * (`ctx`), and the base class a Durable Object extends. The platform's own
+ * types fit them.
+ *
+ * @module
+ */
+
+/**
+ * A Durable Object namespace binding (`env.ROOM`), as far as this module
+ * uses it: a name gives an id, an id gives a stub. Cloudflare's
+ * `DurableObjectNamespace` fits.
+ *
+ * @example Usage
+ * ```ts
+ * import type { DurableObjectNamespaceLike } from "@understudy/core/durable";
+ *
+ * function stubFor(namespace: DurableObjectNamespaceLike, name: string): unknown {
+ *   return namespace.get(namespace.idFromName(name));
+ * }
+ * ```
+ */
+export interface DurableObjectNamespaceLike {
+  /**
+   * The id of the object called `name`.
+   *
+   * @param name The object's name.
+   */
+  idFromName(name: string): unknown;
+  /**
+   * A stub (client) for the object with this id; RPC methods are called on it.
+   *
+   * @param id From {@linkcode DurableObjectNamespaceLike.idFromName}.
+   */
+  get(id: unknown): unknown;
+}
+
+/**
+ * A Durable Object's state (`this.ctx`), as far as this module uses it: its
+ * id, whose `name` is the name it was reached by (when it was made by
+ * `idFromName`). Cloudflare's `DurableObjectState` fits.
+ *
+ * @example Usage
+ * ```ts
+ * import type { DurableObjectStateLike } from "@understudy/core/durable";
+ *
+ * const ctx: DurableObjectStateLike = { id: { name: "lobby" } };
+ * console.log(ctx.id.name); // "lobby"
+ * ```
+ */
+export interface DurableObjectStateLike {
+  /** The object's id. */
+  readonly id: { readonly name?: string | undefined };
+}
+
+/**
+ * A class a Durable Object class can extend: Cloudflare's `DurableObject`
+ * from `cloudflare:workers` (whose constructor takes `ctx` and `env`), or
+ * any class whose constructor does.
+ *
+ * @example Usage
+ * ```ts
+ * import type { DurableObjectBase } from "@understudy/core/durable";
+ *
+ * class PlainBase {
+ *   constructor(readonly ctx: unknown, readonly env: unknown) {}
+ * }
+ * const base: DurableObjectBase = PlainBase;
+ * ```
+ */
+// deno-lint-ignore no-explicit-any
+export type DurableObjectBase = abstract new (...args: any[]) => object;

@@ -1,0 +1,149 @@
+// Copyright 2026 the understudy authors. MIT license.
+// This module is browser compatible.
+
+/**
+ * The Durable Object class helper: `withActors(DurableObject)` is a base
+ * class whose objects each host one actor system (an {@linkcode ActorHost}
+ * as `this.actors`) and answer the two RPC methods remote refs call.
+ *
+ * @module
+ */
+
+import type { ActorSystem } from "../runtime/actor_system.ts";
+import { fail } from "../validation.ts";
+import { ActorHost, type ActorHostOptions } from "./actor_host.ts";
+import type { DurableObjectBase, DurableObjectStateLike } from "./platform.ts";
+
+/**
+ * What `withActors` adds to a Durable Object class.
+ *
+ * @example Usage
+ * ```ts
+ * import type { ActorHostObject } from "@understudy/core/durable";
+ *
+ * async function resetActors(object: ActorHostObject): Promise<void> {
+ *   await object.actors.reset();
+ * }
+ * ```
+ */
+export interface ActorHostObject {
+  /** The object's actors: its system (created on first use), `expose`, `ref` and `reset`. */
+  readonly actors: ActorHost;
+  /**
+   * Override to create the object's actors; called with each new actor
+   * system. Expose those other objects may reach with
+   * `this.actors.expose(ref)`.
+   *
+   * @param system The new system.
+   */
+  createActors(system: ActorSystem): void;
+  /**
+   * RPC: told messages from another object's remote refs.
+   *
+   * @param batch The messages.
+   * @param target Who the caller addressed.
+   */
+  understudyDeliver(batch: unknown, target: unknown): void;
+  /**
+   * RPC: an ask from another object's remote ref; resolves with the outcome.
+   *
+   * @param packet The message.
+   * @param target Who the caller addressed.
+   * @param timeoutMs How long to wait for the reply.
+   */
+  understudyAsk(
+    packet: unknown,
+    target: unknown,
+    timeoutMs: unknown,
+  ): Promise<unknown>;
+}
+
+/**
+ * The constructor type `withActors` returns (intersected with the base's).
+ *
+ * @example Usage
+ * ```ts
+ * import type { ActorHostConstructor } from "@understudy/core/durable";
+ *
+ * declare const Room: ActorHostConstructor;
+ * ```
+ */
+export type ActorHostConstructor = abstract new (
+  // deno-lint-ignore no-explicit-any
+  ...args: any[]
+) => ActorHostObject;
+
+/** A mixin's constructor arguments (TypeScript requires `any[]`). */
+// deno-lint-ignore no-explicit-any
+type AnyArgs = any[];
+
+/**
+ * Extends a Durable Object base class (Cloudflare's `DurableObject` from
+ * `cloudflare:workers`, which `src/` does not import: pass it in) so that
+ * each object hosts one actor system. Override `createActors(system)` to
+ * create the object's actors and expose those other objects may reach;
+ * reach theirs with `this.actors.ref(binding, name, path)`. The RPC
+ * methods `understudyDeliver` and `understudyAsk` are what remote refs
+ * call (RPC on Durable Object stubs needs a compatibility date of
+ * 2024-04-03 or later).
+ *
+ * @example A chat room object
+ * ```ts no-run: imports cloudflare:workers, which only workerd has
+ * import { DurableObject } from "cloudflare:workers";
+ * import { Actor, type ActorSystem, Props } from "@understudy/core";
+ * import { withActors } from "@understudy/core/durable";
+ *
+ * class Room extends Actor<string> {
+ *   onReceive(text: string): void {
+ *     this.log.info(text);
+ *   }
+ * }
+ *
+ * export class ChatRoom extends withActors(DurableObject, { binding: "ROOM" }) {
+ *   override createActors(system: ActorSystem): void {
+ *     this.actors.expose(system.actorOf(Props.create(() => new Room()), "room"));
+ *   }
+ * }
+ * ```
+ *
+ * @typeParam B The base class.
+ * @param Base The base class, whose constructor takes `(ctx, env)`.
+ * @param options The host's options (its `setup` is `createActors`).
+ * @returns A class to extend.
+ * @throws {TypeError} If `Base` is not a class or an option has the wrong type (when the first object is created, for the options).
+ */
+export function withActors<B extends DurableObjectBase>(
+  Base: B,
+  options: Omit<ActorHostOptions, "setup"> = {},
+): B & ActorHostConstructor {
+  if (typeof Base !== "function") {
+    fail("make actor host class", "Base", "a class", Base);
+  }
+  abstract class WithActors extends Base implements ActorHostObject {
+    readonly actors: ActorHost;
+
+    constructor(...args: AnyArgs) {
+      super(...args);
+      this.actors = new ActorHost(
+        args[0] as DurableObjectStateLike,
+        args[1] as object,
+        { ...options, setup: (system) => this.createActors(system) },
+      );
+    }
+
+    createActors(_system: ActorSystem): void {}
+
+    understudyDeliver(batch: unknown, target: unknown): void {
+      this.actors.deliver(batch, target);
+    }
+
+    understudyAsk(
+      packet: unknown,
+      target: unknown,
+      timeoutMs: unknown,
+    ): Promise<unknown> {
+      return this.actors.ask(packet, target, timeoutMs);
+    }
+  }
+  return WithActors;
+}

@@ -1,0 +1,79 @@
+// Copyright 2026 the understudy authors. MIT license.
+// This module is browser compatible.
+
+/**
+ * Receive timeouts (`context.setReceiveTimeout(ms)`): a
+ * {@linkcode ReceiveTimeout} message after `ms` without a message.
+ *
+ * The timeout runs on the actor's own timers under a private key, so a stop
+ * or a restart cancels it (a fresh instance sets its own) and it goes
+ * through the system's scheduler. It is not re-armed by every message:
+ * the cell notes when the last message arrived, and when the timer falls
+ * due (its ticket taken out of the mailbox in turn, after anything queued
+ * before it) it is re-armed for the rest of the period, or, if the actor
+ * has been idle the whole period, delivers `ReceiveTimeout` and starts a
+ * new period. Internal, but for {@linkcode ReceiveTimeout}.
+ *
+ * @module
+ */
+
+import { fail, MAX_TIMER_DELAY_MS } from "../validation.ts";
+
+/**
+ * The type of {@linkcode ReceiveTimeout}.
+ *
+ * @example Usage
+ * ```ts
+ * import { ReceiveTimeout } from "@understudy/core";
+ *
+ * const timeout: ReceiveTimeout = ReceiveTimeout;
+ * ```
+ */
+export interface ReceiveTimeout {
+  /** Always `"ReceiveTimeout"`, for logs; compare messages with the exported value itself. */
+  readonly kind: "ReceiveTimeout";
+}
+
+/**
+ * What an actor receives when it has set a receive timeout
+ * (`this.context.setReceiveTimeout(ms)`) and no message has arrived for
+ * `ms`. The timeout stays in effect: while the actor stays idle it comes
+ * again every `ms`, until `setReceiveTimeout(undefined)` cancels it. Every
+ * message resets the period except the actor's own timers' messages (and
+ * `ReceiveTimeout` itself). Cancelled when the actor stops or restarts.
+ *
+ * @example Usage
+ * ```ts
+ * import { Actor, ActorSystem, Props, ReceiveTimeout } from "@understudy/core";
+ *
+ * class Session extends Actor<string | ReceiveTimeout> {
+ *   override preStart(): void {
+ *     this.context.setReceiveTimeout(30_000);
+ *   }
+ *   onReceive(message: string | ReceiveTimeout): void {
+ *     if (message === ReceiveTimeout) this.context.stopSelf(); // idle for 30 s
+ *   }
+ * }
+ * const system = ActorSystem.create("demo");
+ * system.actorOf(Props.create(() => new Session()));
+ * await system.terminate();
+ * ```
+ */
+export const ReceiveTimeout: ReceiveTimeout = { kind: "ReceiveTimeout" };
+
+/** The key of the receive timeout among the actor's timers. Internal. */
+export const RECEIVE_TIMEOUT_KEY: unique symbol = Symbol("receive timeout");
+
+/** `ms` if it is a usable receive timeout: a number of milliseconds from 1 to 2³¹−1. Internal. */
+export function checkReceiveTimeout(ms: unknown): number {
+  if (!(typeof ms === "number" && ms > 0 && ms <= MAX_TIMER_DELAY_MS)) {
+    fail(
+      "setReceiveTimeout",
+      "ms",
+      `a number of milliseconds from 1 to ${MAX_TIMER_DELAY_MS}, or undefined to cancel`,
+      ms,
+      typeof ms === "number",
+    );
+  }
+  return ms;
+}

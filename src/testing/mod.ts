@@ -1,0 +1,50 @@
+// Copyright 2026 the understudy authors. MIT license.
+// This module is browser compatible.
+
+/**
+ * A testkit for your own actors: a {@linkcode ManualScheduler} that moves
+ * virtual time only when the test says so (every timer the library starts
+ * runs on it, with no global faked), and a {@linkcode TestProbe} to send
+ * from and assert on. Works under `deno test`, `bun test` and
+ * `node --test`; an application that does not import it pays nothing.
+ *
+ * @example A BackoffSupervisor's child, respawned after exactly its backoff
+ * ```ts
+ * import { Actor, ActorSystem, BackoffSupervisor, Props } from "@understudy/core";
+ * import { ManualScheduler, TestProbe } from "@understudy/core/testing";
+ *
+ * const scheduler = new ManualScheduler();
+ * const system = ActorSystem.create("test", { scheduler, logLevel: "off" });
+ * const probe = new TestProbe<string>(system);
+ *
+ * class Worker extends Actor<string> {
+ *   override preStart(): void {
+ *     probe.ref.tell("started");
+ *   }
+ *   onReceive(message: string): void {
+ *     if (message === "crash") throw new Error("boom");
+ *     this.sender?.tell(`done: ${message}`);
+ *   }
+ * }
+ *
+ * const supervisor = system.actorOf(BackoffSupervisor.props({
+ *   childProps: Props.create(() => new Worker()),
+ *   minBackoff: 500,
+ *   maxBackoff: 500,
+ *   randomFactor: 0,
+ * }));
+ * await probe.expectMessage("started");
+ * supervisor.tell("crash");
+ * await probe.expectNoMessage(499); // still backing off
+ * await probe.expectMessage("started", 1); // respawned at 500 ms
+ * probe.send(supervisor, "job");
+ * await probe.expectMessage("done: job");
+ * await system.terminate();
+ * console.log(scheduler.pendingTimers); // 0
+ * ```
+ *
+ * @module
+ */
+
+export { ManualScheduler } from "./manual_scheduler.ts";
+export { TestProbe } from "./test_probe.ts";

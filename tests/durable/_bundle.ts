@@ -1,0 +1,84 @@
+// Copyright 2026 the understudy authors. MIT license.
+// Bundling a worker for workerd and serving it: esbuild, with every module
+// named `cloudflare_workers.ts` or `_cloudflare_workers.ts` (type-only
+// stand-ins, so that `deno check` can read the code) replaced by the real
+// `cloudflare:workers`. Not a test file itself.
+
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import * as esbuild from "esbuild";
+import process from "node:process";
+import { capnpConfig, startWorkerd } from "../../scripts/lib/workerd.mjs";
+import { killAllChildren } from "../../scripts/lib/util.mjs";
+
+/** A running workerd: its URL, its output so far, and how to stop it. */
+export interface Workerd {
+  readonly url: string;
+  output(): string;
+  stop(): Promise<void>;
+}
+
+// Should the test process end without its `after` hooks (a crash), the
+// workerd process group still goes: startWorkerd tracks every child.
+process.once("exit", killAllChildren);
+
+/** The bundle of `entry`, an ES module for workerd. */
+export async function bundleWorker(entry: string): Promise<string> {
+  const result = await esbuild.build({
+    entryPoints: [entry],
+    bundle: true,
+    format: "esm",
+    platform: "browser",
+    target: "es2022",
+    write: false,
+    logLevel: "silent",
+    plugins: [{
+      name: "cloudflare-workers",
+      setup(build) {
+        build.onResolve(
+          { filter: /(^|\/)_?cloudflare_workers\.ts$/ },
+          () => ({ path: "cloudflare:workers", external: true }),
+        );
+      },
+    }],
+  });
+  return result.outputFiles[0].text;
+}
+
+/**
+ * Serves `entry` from a fresh workerd with the Durable Object classes
+ * `objects` (`{ BINDING: "ClassName" }`). The caller must `stop()` it
+ * (which kills the process, freeing its port) and may then remove nothing:
+ * the temporary directory goes with `stop()`.
+ */
+export async function serveWorker(
+  entry: string,
+  objects: Record<string, string>,
+): Promise<Workerd> {
+  const dir = mkdtempSync(join(tmpdir(), "understudy-durable-"));
+  try {
+    writeFileSync(join(dir, "worker.js"), await bundleWorker(entry));
+    const worker = await startWorkerd(
+      join(dir, "config.capnp"),
+      capnpConfig({
+        modules: [{ name: "worker.js", path: "worker.js" }],
+        durableObjects: objects,
+      }),
+    );
+    return {
+      url: worker.url,
+      output: worker.output,
+      stop: async () => {
+        try {
+          await worker.stop();
+        } finally {
+          rmSync(dir, { recursive: true, force: true });
+        }
+      },
+    };
+  } catch (error) {
+    rmSync(dir, { recursive: true, force: true });
+    throw error;
+  }
+}

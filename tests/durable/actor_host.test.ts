@@ -1,0 +1,278 @@
+// Copyright 2026 the understudy authors. MIT license.
+// ActorHost and remote refs without the platform: a namespace of hosts in
+// one process, whose stubs clone each message (as RPC serializes it) and can
+// be told to fail. The real runtime is in workerd.test.ts; this file checks
+// what does not need it, in every runtime.
+
+import { describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { Actor, type ActorRef, DeadLetter, Props } from "../../mod.ts";
+import {
+  ActorHost,
+  RemoteDeliveryError,
+  RemoteDeliveryFailed,
+  RemoteRef,
+  withActors,
+} from "../../src/durable/mod.ts";
+
+/** A namespace whose objects are ActorHosts in this process. */
+class LocalNamespace {
+  readonly hosts = new Map<string, ActorHost>();
+  /** Errors the next calls reject with, one each. */
+  readonly failures: unknown[] = [];
+  calls = 0;
+  idFromName(name: string): string {
+    return name;
+  }
+  get(id: unknown) {
+    const host = () => this.hosts.get(id as string)!;
+    const attempt = <R>(run: () => R): Promise<R> => {
+      this.calls++;
+      const failure = this.failures.shift();
+      if (failure !== undefined) return Promise.reject(failure);
+      return Promise.resolve().then(run);
+    };
+    return {
+      understudyDeliver: (batch: unknown, target: unknown) =>
+        attempt(() => host().deliver(structuredClone(batch), target)),
+      understudyAsk: (packet: unknown, target: unknown, timeoutMs: unknown) =>
+        attempt(() => host().ask(structuredClone(packet), target, timeoutMs))
+          .then((outcome) => structuredClone(outcome)),
+    };
+  }
+}
+
+class Recorder extends Actor<unknown> {
+  constructor(readonly seen: unknown[]) {
+    super();
+  }
+  onReceive(message: unknown): void {
+    if (message === "?") this.sender?.tell(this.seen.length);
+    else if (message === "echo") this.sender?.tell("echoed");
+    else this.seen.push(message);
+  }
+}
+
+const retryable = () =>
+  Object.assign(new Error("Network connection lost."), { retryable: true });
+const overloaded = () =>
+  Object.assign(new Error("Durable Object is overloaded."), {
+    overloaded: true,
+  });
+const quick = { maxAttempts: 3, policy: { delayFor: () => 1 } };
+
+function pair(retry: object = quick) {
+  const ns = new LocalNamespace();
+  const env = { NODE: ns };
+  const seen: unknown[] = [];
+  const a = new ActorHost({ id: { name: "a" } }, env, {
+    binding: "NODE",
+    system: { logLevel: "off" },
+    retry,
+  });
+  const b = new ActorHost({ id: { name: "b" } }, env, {
+    binding: "NODE",
+    system: { logLevel: "off" },
+    setup: (system, host) => {
+      host.expose(
+        system.actorOf(Props.create(() => new Recorder(seen)), "recorder"),
+      );
+    },
+  });
+  ns.hosts.set("a", a);
+  ns.hosts.set("b", b);
+  const dead: DeadLetter[] = [];
+  const failed: RemoteDeliveryFailed[] = [];
+  a.system.eventStream.subscribe(DeadLetter, (d) => dead.push(d));
+  a.system.eventStream.subscribe(RemoteDeliveryFailed, (f) => failed.push(f));
+  const ref = a.ref<unknown>("NODE", "b", "/user/recorder");
+  const done = async () => {
+    await a.reset();
+    await b.reset();
+  };
+  return { ns, a, b, seen, dead, failed, ref, done };
+}
+
+const tick = () => new Promise((resolve) => setTimeout(resolve, 5));
+async function until(condition: () => boolean): Promise<void> {
+  for (let i = 0; i < 400 && !condition(); i++) await tick();
+  assert.ok(condition(), "condition not reached in time");
+}
+
+describe("durable: ActorHost and remote refs", () => {
+  it("tells cross in order, in one call per turn, as clones", async () => {
+    const t = pair();
+    const message = { n: 0 };
+    for (let n = 1; n <= 5; n++) t.ref.tell({ n });
+    t.ref.tell(message);
+    await until(() => t.seen.length === 6);
+    assert.deepEqual(t.seen.slice(0, 5), [1, 2, 3, 4, 5].map((n) => ({ n })));
+    assert.notEqual(t.seen[5], message, "a copy, not the same object");
+    assert.equal(t.ns.calls, 1);
+    assert.ok(t.ref instanceof RemoteRef);
+    assert.equal(t.ref.path, "durable://NODE/b/user/recorder");
+    await t.done();
+  });
+
+  it("ask resolves with the reply; a sender's address lets the receiver reply by tell", async () => {
+    const t = pair();
+    assert.equal(await t.ref.ask("echo", 1_000), "echoed");
+    const replies: unknown[] = [];
+    const local = t.a.expose(
+      t.a.system.actorOf(Props.create(() => new Recorder(replies)), "local"),
+    );
+    t.ref.tell("echo", local as ActorRef<never>);
+    await until(() => replies.length === 1);
+    assert.deepEqual(replies, ["echoed"]);
+    await t.done();
+  });
+
+  it("retries a retryable error, then delivers", async () => {
+    const t = pair();
+    t.ns.failures.push(retryable(), retryable());
+    t.ref.tell("x");
+    await until(() => t.seen.length === 1);
+    assert.equal(t.ns.calls, 3);
+    assert.deepEqual(t.dead, []);
+    await t.done();
+  });
+
+  it("gives up after maxAttempts: a dead letter with the error, and the event", async () => {
+    const t = pair();
+    t.ns.failures.push(retryable(), retryable(), retryable(), retryable());
+    t.ref.tell("lost");
+    await until(() => t.dead.length === 1);
+    assert.equal(t.ns.calls, 3);
+    assert.match(
+      t.dead[0].reason,
+      /after 3 attempts: Error: Network connection lost\. \(retryable\)/,
+    );
+    assert.equal(t.failed[0].attempts, 3);
+    assert.equal((t.failed[0].error as { retryable: boolean }).retryable, true);
+    assert.deepEqual(t.seen, []);
+    await t.done();
+  });
+
+  it("does not retry an overloaded error by default; a custom shouldRetry may, up to maxAttempts", async () => {
+    const t = pair();
+    t.ns.failures.push(overloaded());
+    await assert.rejects(t.ref.ask("echo", 1_000), (error) => {
+      assert.ok(error instanceof RemoteDeliveryError);
+      assert.equal(error.attempts, 1);
+      assert.equal((error.cause as { overloaded: boolean }).overloaded, true);
+      return true;
+    });
+    assert.equal(t.ns.calls, 1);
+    await t.done();
+
+    const u = pair({ ...quick, shouldRetry: () => true });
+    u.ns.failures.push(overloaded(), overloaded(), overloaded(), overloaded());
+    await assert.rejects(u.ref.ask("echo", 1_000), RemoteDeliveryError);
+    assert.equal(u.ns.calls, 3);
+    await u.done();
+  });
+
+  it("reset gives up messages waiting for a retry (no timer left) and starts a fresh system on next use", async () => {
+    const t = pair({ maxAttempts: 3, policy: { delayFor: () => 60_000 } });
+    t.ns.failures.push(retryable());
+    t.ref.tell("waiting");
+    await until(() => t.ns.calls === 1);
+    await tick();
+    const first = t.a.system;
+    await t.a.reset();
+    assert.equal(t.dead.length, 1);
+    assert.match(t.dead[0].reason, /actor host was reset/);
+    assert.notEqual(t.a.system, first);
+    assert.equal(t.a.generations, 2);
+    await t.done();
+  });
+
+  it("a message for a path nothing is exposed at is a dead letter in the receiving object", async () => {
+    const t = pair();
+    const dead: DeadLetter[] = [];
+    t.b.system.eventStream.subscribe(DeadLetter, (d) => dead.push(d));
+    t.a.ref("NODE", "b", "/user/nobody").tell("hello");
+    await until(() => dead.length === 1);
+    assert.match(dead[0].reason, /no actor exposed at \/user\/nobody/);
+    await t.done();
+  });
+
+  it("an aborted signal rejects the ask with its reason", async () => {
+    const t = pair();
+    const controller = new AbortController();
+    const asked = t.ref.ask("never answered", {
+      timeoutMs: 1_000,
+      signal: controller.signal,
+    });
+    controller.abort(new Error("gave up"));
+    await assert.rejects(asked, /gave up/);
+    await t.done();
+  });
+
+  it("bad arguments fail at the call that took them, naming the option", async () => {
+    const ns = new LocalNamespace();
+    assert.throws(
+      () => new ActorHost(undefined, {}, { retry: { maxAttempts: 0 } }),
+      RangeError,
+    );
+    assert.throws(
+      () => new ActorHost(undefined, {}, { retry: { maxAttempts: 0 } }),
+      /"retry.maxAttempts" must be an integer in \[1, 100\] \(got 0\)/,
+    );
+    assert.throws(
+      () =>
+        new ActorHost(undefined, {}, {
+          retry: { policy: {} as { delayFor(n: number): number } },
+        }),
+      /"retry.policy" must be a BackoffPolicy/,
+    );
+    assert.throws(
+      () => new ActorHost(undefined, null as unknown as object),
+      /"env"/,
+    );
+    const host = new ActorHost(undefined, { NODE: ns, TEXT: "x" });
+    assert.throws(
+      () => host.ref("MISSING", "b", "/user/x"),
+      /env\["MISSING"\] is undefined/,
+    );
+    assert.throws(() => host.ref("TEXT", "b", "/user/x"), TypeError);
+    assert.throws(
+      () => host.ref("NODE", "b", "user/x"),
+      /"path" must be an actor path/,
+    );
+    assert.throws(
+      () => host.ref("NODE", "b", "/user/x").ask("?", -1),
+      RangeError,
+    );
+    assert.throws(
+      () => withActors(42 as unknown as typeof Object),
+      /"Base" must be a class/,
+    );
+    await host.reset();
+  });
+
+  it("withActors: the objects it makes host a system, set up by createActors, and answer the RPC methods", async () => {
+    class Base {
+      constructor(readonly ctx: unknown, readonly env: unknown) {}
+    }
+    const seen: unknown[] = [];
+    class Room extends withActors(Base, { system: { logLevel: "off" } }) {
+      override createActors(): void {
+        this.actors.expose(
+          this.actors.system.actorOf(
+            Props.create(() => new Recorder(seen)),
+            "room",
+          ),
+        );
+      }
+    }
+    const room = new Room({ id: { name: "lobby" } }, {});
+    room.understudyDeliver([["/user/room", "hi"]], ["ROOM", "lobby"]);
+    assert.deepEqual(
+      await room.understudyAsk(["/user/room", "?"], ["ROOM", "lobby"], 1_000),
+      [0, 1],
+    );
+    assert.deepEqual(room.actors.address, { binding: "ROOM", name: "lobby" });
+    await room.actors.reset();
+  });
+});
