@@ -22,10 +22,14 @@
  * acts back through the cell's lifecycle operations (restart, resume, stop).
  *
  * The features live in their own files and attach here: death watch
- * (`watch.ts`), ask (`ask.ts`), timers (`timers.ts`), children
- * (`children.ts`), and the one port for patterns (`undelivered.ts`). What
+ * (`watch.ts`), ask (`ask.ts`), timers (`timers.ts`, through the system's
+ * scheduler, `scheduler.ts`), children (`children.ts`), `become` and
+ * `stash` (`stash.ts`), receive timeouts (`receive_timeout.ts`), what a
+ * restart or stop does with an async handler still in flight
+ * (`in_flight.ts`), and the one port for patterns (`undelivered.ts`). The
+ * cell's states, flags and rarely-used state are in `cell_state.ts`. What
  * stays here is what every actor needs: delivery, the turn, start, restart,
- * failure and stop, plus `become` and `stash`, which are the turn's own state.
+ * failure and stop.
  *
  * @module
  */
@@ -46,26 +50,57 @@ import {
   ActorRestarted,
   ActorStarted,
   ActorStopped,
-  ActorStopTimedOut,
 } from "./event_stream.ts";
+import {
+  abandonAllLeftBehind,
+  abandonInFlight,
+  armStopTimer,
+  clearStopTimer,
+  leaveBehind,
+  leftBehindSettled,
+  reportTimedOut,
+  staleFailure,
+} from "./in_flight.ts";
 import { Logger } from "./logging.ts";
 import { Mailbox, Notice } from "./mailbox.ts";
 import { PoisonPill } from "./poison_pill.ts";
 import type { Props } from "./props.ts";
 import {
-  checkReceiveTimeout,
+  noteMessage,
   RECEIVE_TIMEOUT_KEY,
-  ReceiveTimeout,
+  receiveTimeoutDue,
+  setReceiveTimeout,
 } from "./receive_timeout.ts";
-import { ActorTimers, type TimerScheduler, TimerTicket } from "./timers.ts";
+import { become, stash, unbecome, unstashAll } from "./stash.ts";
 import {
-  type Envelope,
-  takeOverUndelivered,
-  type UndeliveredTaker,
-} from "./undelivered.ts";
+  AWAITING_PARENT,
+  BUSY,
+  CellExtras,
+  HANDED,
+  HELD,
+  type InFlight,
+  isThenable,
+  NEW,
+  NO_MESSAGE,
+  POST_STOP_CALLED,
+  RECEIVE_TIMEOUT,
+  RESTART_PENDING,
+  RUNNING,
+  SCHEDULED,
+  STARTING,
+  STASH_OVERFLOWED,
+  STASHED,
+  STOP_REQUESTED,
+  STOPPED,
+  STOPPING,
+  SUSPENDED,
+  TIMER_TURN,
+  whenSettled,
+} from "./cell_state.ts";
+import { ActorTimers, type TimerScheduler, TimerTicket } from "./timers.ts";
+import { type Envelope, releaseUndelivered } from "./undelivered.ts";
 import {
   announceTermination,
-  type DeathWatch,
   openTerminated,
   type TerminatedNotice,
   unwatch,
@@ -83,80 +118,11 @@ import {
   defaultStrategy,
   FaultHandlingStrategy,
   requestRestartPermission,
-  type RestartStatistics,
 } from "../supervision/strategy.ts";
 import type { Supervised } from "../supervision/supervised.ts";
 
-// Lifecycle states, in order: a state >= SUSPENDED processes no messages.
-const NEW = 0;
-const STARTING = 1;
-const RUNNING = 2;
-const SUSPENDED = 3;
-const STOPPING = 4;
-const STOPPED = 5;
-
-// Flags, independent of the state.
-const SCHEDULED = 1; // in the dispatcher's ready queue
-const BUSY = 2; // an async preStart or onReceive is in flight
-const STOP_REQUESTED = 4; // stop once the message in flight is done
-const RESTART_PENDING = 8; // restart once the children being stopped are gone
-const AWAITING_PARENT = 16; // suspended after escalating; follows the parent's fate
-const HANDED = 32; // the next message waits in currentMessage/currentSender, ahead of the mailbox
-const POST_STOP_CALLED = 64; // postStop has run or is running: never call it twice
-const HELD = 128; // restarted with a group: starts once the sibling before it has begun to start
-const RECEIVE_TIMEOUT = 256; // a receive timeout is set: messages note their arrival
-const TIMER_TURN = 512; // the turn under way handles a timer's message (no activity for the receive timeout)
-
-/**
- * Marks a failure that happened outside any message (in start or restart);
- * as `currentMessage`, it means no turn is under way.
- */
-const NO_MESSAGE: unique symbol = Symbol("no message");
-/** `currentMessage` after `stash()` took it: it is not this turn's to lose. */
-const STASHED: unique symbol = Symbol("stashed");
-/** `currentMessage` after `stash()` overflowed: already a dead letter. */
-const STASH_OVERFLOWED: unique symbol = Symbol("stash overflowed");
 /** The key of a typed backoff's pending restart among the actor's timers. */
 const RESTART_TIMER: unique symbol = Symbol("restart");
-
-/**
- * Whether a hook's result is to be awaited. Reading `then` is user code (a
- * getter, a Proxy), so it may throw: that is the hook's failure, reported
- * by the caller's `catch`.
- */
-function isThenable(value: unknown): value is PromiseLike<unknown> {
-  return value !== undefined && value !== null &&
-    (typeof value === "object" || typeof value === "function") &&
-    typeof (value as PromiseLike<unknown>).then === "function";
-}
-
-/**
- * Runs `onFulfilled` or `onRejected` once `result` settles. Through
- * `Promise.resolve`, a hostile thenable (a `then` that throws, calls back
- * twice, or never calls back) can only reject or stay pending: it never
- * throws into the runtime, and one callback runs at most once.
- */
-function whenSettled(
-  result: PromiseLike<unknown>,
-  onFulfilled: () => void,
-  onRejected: (error: unknown) => void,
-): void {
-  Promise.resolve(result).then(onFulfilled, onRejected);
-}
-
-/**
- * An async handler or start hook in flight. The cell keeps the one it
- * waits for; the settlement of any other (abandoned at a stop, or left
- * behind by a restart) is stale.
- */
-interface InFlight {
-  readonly message: unknown;
-  readonly sender: unknown;
-  /** The cell gave up on it (and dead-lettered its message). */
-  abandoned: boolean;
-  /** Left behind by a restart: abandons it after the shutdown timeout. */
-  timer: unknown;
-}
 
 /** What the timer of a typed backoff's pending restart carries. */
 interface RestartDue {
@@ -164,44 +130,7 @@ interface RestartDue {
   readonly message: unknown;
 }
 
-/** What a stop waited for when its shutdown timeout passed. */
-type StopWait = ActorStopTimedOut["waitingFor"];
-
 export type { Envelope };
-
-/** Per-cell state most actors never need, allocated on first use to keep idle actors small. */
-class CellExtras {
-  deathWatch: DeathWatch | undefined = undefined;
-  /** The handler installed by `become`; `undefined` means `onReceive`. */
-  behavior: Behavior<never> | undefined = undefined;
-  behaviorStack: (Behavior<never> | undefined)[] | undefined = undefined;
-  stash: Mailbox | undefined = undefined;
-  timers: ActorTimers | undefined = undefined;
-  logger: Logger | undefined = undefined;
-  /** Classic and typed restart limits: restarts granted in the current window. */
-  restartStats: RestartStatistics | undefined = undefined;
-  /** What the failure handling keeps across restarts (see {@linkcode Supervised.supervisionState}). */
-  supervisionState: unknown = undefined;
-  /** While a typed backoff waits to restart: how many messages may wait; -1 otherwise. */
-  restartCapacity = -1;
-  /** Live children, in creation order. */
-  children: Children<ActorCell<never>> | undefined = undefined;
-  generatedNames = 0;
-  /** Why the next start is a restart; NO_MESSAGE for a first start. */
-  restartReason: unknown = NO_MESSAGE;
-  /** The async hook or handler the cell waits for (with the BUSY flag). */
-  inFlight: InFlight | undefined = undefined;
-  /** Async handlers of replaced instances, not settled yet: each still owes its message an outcome. */
-  leftBehind: Set<InFlight> | undefined = undefined;
-  /** Bounds a stop's wait for the handler in flight or for `postStop`. */
-  stopTimer: unknown = undefined;
-  /** Siblings restarted after this one in a group restart, HELD until it begins to start. */
-  heldBehind: ActorCell<never>[] | undefined = undefined;
-  /** The receive timeout (with the RECEIVE_TIMEOUT flag), in milliseconds. */
-  receiveTimeoutMs = 0;
-  /** When the last message (not a timer's) arrived, with the RECEIVE_TIMEOUT flag. */
-  lastMessageAt = 0;
-}
 
 /** A local actor's ref, context and state machine. Internal to the runtime. */
 export class ActorCell<T> extends ActorRef<T>
@@ -261,6 +190,11 @@ export class ActorCell<T> extends ActorRef<T>
 
   get isStopped(): boolean {
     return this.status === STOPPED;
+  }
+
+  /** How long a stop waits for what is in flight: the props' own, or the system's. */
+  get shutdownTimeoutMs(): number {
+    return this.props.shutdownTimeoutMs ?? this.core.shutdownTimeoutMs;
   }
 
   ensureExtras(): CellExtras {
@@ -356,7 +290,7 @@ export class ActorCell<T> extends ActorRef<T>
   }
 
   /** Puts a handed message back at the head of the mailbox, where it logically is. */
-  #settleHanded(): void {
+  settleHanded(): void {
     if ((this.flags & HANDED) === 0) return;
     this.flags &= ~HANDED;
     const message = this.currentMessage;
@@ -395,10 +329,11 @@ export class ActorCell<T> extends ActorRef<T>
   }
 
   get timers(): TimerScheduler {
-    return this.#timers();
+    return this.actorTimers();
   }
 
-  #timers(): ActorTimers {
+  /** The actor's timers, created on first use. */
+  actorTimers(): ActorTimers {
     const extras = this.ensureExtras();
     return extras.timers ??= new ActorTimers(
       this.core.scheduler,
@@ -483,102 +418,27 @@ export class ActorCell<T> extends ActorRef<T>
   }
 
   setReceiveTimeout(ms: number | undefined): void {
-    if (ms === undefined) {
-      if ((this.flags & RECEIVE_TIMEOUT) === 0) return;
-      this.flags &= ~RECEIVE_TIMEOUT;
-      this.#timers().cancel(RECEIVE_TIMEOUT_KEY);
-      return;
-    }
-    const extras = this.ensureExtras();
-    extras.receiveTimeoutMs = checkReceiveTimeout(ms);
-    extras.lastMessageAt = this.now();
-    this.flags |= RECEIVE_TIMEOUT;
-    this.#timers().startSingleTimer(RECEIVE_TIMEOUT_KEY, ReceiveTimeout, ms);
-  }
-
-  /** A message (not a timer's) arrives: the receive timeout's period starts again. */
-  #noteMessage(): void {
-    const extras = this.extras!;
-    extras.lastMessageAt = this.now();
-    // `timers.cancelAll()` cancels the timeout's timer too: re-armed here.
-    const timers = this.#timers();
-    if (!timers.isTimerActive(RECEIVE_TIMEOUT_KEY)) {
-      timers.startSingleTimer(
-        RECEIVE_TIMEOUT_KEY,
-        ReceiveTimeout,
-        extras.receiveTimeoutMs,
-      );
-    }
-  }
-
-  /**
-   * The receive timeout's timer fell due and its ticket came out of the
-   * mailbox: `true` if the actor has been idle the whole period (deliver
-   * `ReceiveTimeout`); either way the timer is armed for the next due time.
-   */
-  #receiveTimeoutDue(): boolean {
-    if ((this.flags & RECEIVE_TIMEOUT) === 0) return false;
-    const extras = this.extras!;
-    const ms = extras.receiveTimeoutMs;
-    const now = this.now();
-    const idle = now - extras.lastMessageAt;
-    const due = idle >= ms;
-    if (due) extras.lastMessageAt = now; // the next period starts now
-    this.#timers().startSingleTimer(
-      RECEIVE_TIMEOUT_KEY,
-      ReceiveTimeout,
-      due ? ms : Math.min(ms, ms - idle),
-    );
-    return due;
+    setReceiveTimeout(this as unknown as ActorCell<never>, ms);
   }
 
   become(behavior: Behavior<T>, options: { discardOld?: boolean } = {}): void {
-    if (typeof behavior !== "function") {
-      throw new TypeError(
-        `Cannot become: "behavior" must be a function handling one message (got ${
-          describeValue(behavior)
-        })`,
-      );
-    }
-    const extras = this.ensureExtras();
-    if (options.discardOld === false) {
-      (extras.behaviorStack ??= []).push(extras.behavior);
-    }
-    extras.behavior = behavior as Behavior<never>;
+    become(
+      this as unknown as ActorCell<never>,
+      behavior as Behavior<never>,
+      options,
+    );
   }
 
   unbecome(): void {
-    const extras = this.extras;
-    if (extras === undefined) return;
-    extras.behavior = extras.behaviorStack?.pop();
+    unbecome(this as unknown as ActorCell<never>);
   }
 
   stash(): boolean {
-    const message = this.currentMessage;
-    // A second stash() in the same turn changes nothing.
-    if (message === STASHED) return true;
-    if (message === STASH_OVERFLOWED) return false;
-    if (message === NO_MESSAGE || (this.flags & HANDED) !== 0) {
-      throw new TypeError(
-        `Cannot stash in ${this.path}: no message is being processed (call stash() while handling one, in onReceive or a become behavior)`,
-      );
-    }
-    const stash = this.ensureExtras().stash ??= new Mailbox();
-    if (stash.size >= this.props.stashCapacity) {
-      this.core.deadLetter(message, this.currentSender, this, "stash overflow");
-      this.currentMessage = STASH_OVERFLOWED;
-      return false;
-    }
-    stash.push(message, this.currentSender);
-    this.currentMessage = STASHED;
-    return true;
+    return stash(this as unknown as ActorCell<never>);
   }
 
   unstashAll(): void {
-    const stash = this.extras?.stash;
-    if (stash === undefined || stash.size === 0) return;
-    (this.mailbox ??= new Mailbox()).prependAll(stash);
-    this.#scheduleIfRunnable();
+    unstashAll(this as unknown as ActorCell<never>);
   }
 
   // ───────────────────────── Children ─────────────────────────
@@ -627,7 +487,7 @@ export class ActorCell<T> extends ActorRef<T>
       props,
     );
     children.add(child as unknown as ActorCell<never>);
-    child.#scheduleIfRunnable();
+    child.scheduleIfRunnable();
     return child;
   }
 
@@ -641,7 +501,7 @@ export class ActorCell<T> extends ActorRef<T>
       (this.flags & RESTART_PENDING) !== 0 && !this.#hasStoppingChildren()
     ) {
       this.flags &= ~RESTART_PENDING;
-      this.#scheduleIfRunnable();
+      this.scheduleIfRunnable();
     }
   }
 
@@ -672,10 +532,10 @@ export class ActorCell<T> extends ActorRef<T>
       ) {
         this.flags &= ~HANDED;
         budget--;
-        this.#noteMessage(); // a receive timeout is set
+        noteMessage(this as unknown as ActorCell<never>); // a receive timeout is set
         this.#receive();
       } else {
-        this.#settleHanded();
+        this.settleHanded();
       }
     }
     if (this.status === NEW) {
@@ -712,13 +572,13 @@ export class ActorCell<T> extends ActorRef<T>
       if (
         (flags & RECEIVE_TIMEOUT) !== 0 && !(message instanceof TimerTicket)
       ) {
-        this.#noteMessage();
+        noteMessage(this as unknown as ActorCell<never>);
       }
       this.#invoke(message, mailbox.shiftedSender);
     }
     this.flags &= ~SCHEDULED;
     // A restart or resume decided during this run may have left work to do.
-    if (this.status !== RUNNING) this.#scheduleIfRunnable();
+    if (this.status !== RUNNING) this.scheduleIfRunnable();
   }
 
   /**
@@ -729,7 +589,7 @@ export class ActorCell<T> extends ActorRef<T>
    */
   crashed(error: unknown): void {
     this.flags &= ~(SCHEDULED | BUSY);
-    this.#settleHanded();
+    this.settleHanded();
     this.currentMessage = NO_MESSAGE;
     this.currentSender = undefined;
     if (this.extras !== undefined) this.extras.inFlight = undefined;
@@ -738,7 +598,7 @@ export class ActorCell<T> extends ActorRef<T>
       error,
     );
     if (this.status < STOPPING) this.fail(error, NO_MESSAGE, undefined);
-    this.#scheduleIfRunnable();
+    this.scheduleIfRunnable();
   }
 
   /** Opens a message taken from the mailbox (runtime notices by their type) and handles it. */
@@ -747,7 +607,8 @@ export class ActorCell<T> extends ActorRef<T>
       if (message instanceof TimerTicket) {
         if (!this.extras?.timers?.accept(message)) return; // cancelled or replaced
         if (
-          message.key === RECEIVE_TIMEOUT_KEY && !this.#receiveTimeoutDue()
+          message.key === RECEIVE_TIMEOUT_KEY &&
+          !receiveTimeoutDue(this as unknown as ActorCell<never>)
         ) {
           return; // a message came meanwhile: re-armed for the rest of the period
         }
@@ -853,12 +714,14 @@ export class ActorCell<T> extends ActorRef<T>
     extras.inFlight = inFlight;
     const timerTurn = (this.flags & TIMER_TURN) !== 0;
     this.flags |= BUSY;
-    if ((this.flags & STOP_REQUESTED) !== 0) this.#armStopTimer();
+    if ((this.flags & STOP_REQUESTED) !== 0) {
+      armStopTimer(this as unknown as ActorCell<never>);
+    }
     whenSettled(
       result,
       () => {
         if (extras.inFlight !== inFlight) {
-          this.#leftBehindSettled(inFlight);
+          leftBehindSettled(this as unknown as ActorCell<never>, inFlight);
           return;
         }
         extras.inFlight = undefined;
@@ -867,10 +730,10 @@ export class ActorCell<T> extends ActorRef<T>
         this.currentSender = undefined;
         // An async handler's time counts as busy, not idle (but for a timer's message).
         if (!timerTurn && (this.flags & RECEIVE_TIMEOUT) !== 0) {
-          this.#noteMessage();
+          noteMessage(this as unknown as ActorCell<never>);
         }
         // `undefined` for a handler: no closure kept per cell for the common case.
-        if (next === undefined) this.#scheduleIfRunnable();
+        if (next === undefined) this.scheduleIfRunnable();
         else next();
       },
       (error) => {
@@ -879,68 +742,20 @@ export class ActorCell<T> extends ActorRef<T>
           this.flags &= ~BUSY;
           this.#failTurn(error, message, sender);
         } else if (!inFlight.abandoned) {
-          this.#leftBehindSettled(inFlight);
-          this.#staleFailure(error, message, sender);
+          leftBehindSettled(this as unknown as ActorCell<never>, inFlight);
+          staleFailure(
+            this as unknown as ActorCell<never>,
+            error,
+            message,
+            sender,
+          );
         }
       },
     );
   }
 
-  /**
-   * A restart replaces an instance whose async handler is in flight. The
-   * handler may still settle (a rejection is then a dead letter); after the
-   * shutdown timeout, or when the actor stops, it is abandoned and its
-   * message becomes a dead letter, so every message gets one outcome.
-   */
-  #leaveBehind(inFlight: InFlight): void {
-    if (inFlight.message === NO_MESSAGE) return; // a start hook owes nothing
-    const extras = this.ensureExtras();
-    const leftBehind = extras.leftBehind ??= new Set();
-    leftBehind.add(inFlight);
-    const timeoutMs = this.#shutdownTimeoutMs();
-    inFlight.timer = this.core.scheduler.setTimeout(() => {
-      inFlight.timer = undefined;
-      this.#abandonLeftBehind(
-        inFlight,
-        `abandoned: a restart replaced its handler, which did not settle within the ${timeoutMs} ms shutdown timeout`,
-      );
-    }, timeoutMs);
-  }
-
-  #leftBehindSettled(inFlight: InFlight): void {
-    if (this.extras?.leftBehind?.delete(inFlight)) {
-      this.core.scheduler.clearTimeout(inFlight.timer);
-      inFlight.timer = undefined;
-    }
-  }
-
-  #abandonLeftBehind(inFlight: InFlight, reason: string): void {
-    this.#leftBehindSettled(inFlight);
-    if (inFlight.abandoned) return;
-    inFlight.abandoned = true;
-    this.core.deadLetter(inFlight.message, inFlight.sender, this, reason);
-  }
-
-  #shutdownTimeoutMs(): number {
-    return this.props.shutdownTimeoutMs ?? this.core.shutdownTimeoutMs;
-  }
-
-  /** An async handler of a replaced instance rejected: its message is still owed an outcome. */
-  #staleFailure(error: unknown, message: unknown, sender: unknown): void {
-    if (message !== NO_MESSAGE) {
-      this.core.deadLetter(
-        message,
-        sender,
-        this,
-        `processing failed after the actor was restarted: ${
-          describeError(error)
-        }`,
-      );
-    }
-    this.logError("a replaced instance failed", error);
-  }
-
-  #scheduleIfRunnable(): void {
+  /** Queues the cell on the dispatcher if it has something to do and is not queued or busy. */
+  scheduleIfRunnable(): void {
     if ((this.flags & (SCHEDULED | BUSY)) !== 0) return;
     const runnable = (this.flags & STOP_REQUESTED) !== 0 ||
       (this.status === NEW && (this.flags & (RESTART_PENDING | HELD)) === 0) ||
@@ -1026,7 +841,7 @@ export class ActorCell<T> extends ActorRef<T>
           ),
       );
     }
-    this.#scheduleIfRunnable();
+    this.scheduleIfRunnable();
   }
 
   /**
@@ -1039,7 +854,7 @@ export class ActorCell<T> extends ActorRef<T>
    * `after`'s has begun to start.
    */
   restart(reason: unknown, message: unknown, after?: Supervised): void {
-    this.#settleHanded();
+    this.settleHanded();
     this.status = NEW;
     this.currentMessage = NO_MESSAGE;
     this.currentSender = undefined;
@@ -1047,7 +862,9 @@ export class ActorCell<T> extends ActorRef<T>
     this.flags &= ~(BUSY | AWAITING_PARENT | RECEIVE_TIMEOUT);
     const extras = this.extras;
     if (extras !== undefined) {
-      if (extras.inFlight !== undefined) this.#leaveBehind(extras.inFlight);
+      if (extras.inFlight !== undefined) {
+        leaveBehind(this as unknown as ActorCell<never>, extras.inFlight);
+      }
       extras.inFlight = undefined;
       extras.restartCapacity = -1;
       extras.timers?.cancelAll();
@@ -1087,7 +904,7 @@ export class ActorCell<T> extends ActorRef<T>
       );
     }
     if (this.#hasStoppingChildren()) this.flags |= RESTART_PENDING;
-    else this.#scheduleIfRunnable();
+    else this.scheduleIfRunnable();
   }
 
   /** Lets the siblings HELD behind this one start (it begins to start, or it stopped). */
@@ -1099,7 +916,7 @@ export class ActorCell<T> extends ActorRef<T>
     for (const cell of held) {
       if ((cell.flags & HELD) === 0) continue;
       cell.flags &= ~HELD;
-      cell.#scheduleIfRunnable();
+      cell.scheduleIfRunnable();
     }
   }
 
@@ -1113,7 +930,7 @@ export class ActorCell<T> extends ActorRef<T>
     message: unknown,
     capacity: number | undefined,
   ): void {
-    const timers = this.#timers();
+    const timers = this.actorTimers();
     // The failed instance will never see its timers' messages; stopped now,
     // they cannot fill the bounded wait with ticks.
     timers.cancelAll();
@@ -1122,7 +939,7 @@ export class ActorCell<T> extends ActorRef<T>
   }
 
   #restartDue(ticket: TimerTicket): void {
-    if (!this.#timers().accept(ticket)) return; // cancelled by a stop
+    if (!this.actorTimers().accept(ticket)) return; // cancelled by a stop
     this.ensureExtras().restartCapacity = -1;
     const due = ticket.message as RestartDue;
     if (this.status === SUSPENDED) this.restart(due.reason, due.message);
@@ -1130,7 +947,7 @@ export class ActorCell<T> extends ActorRef<T>
 
   /** Schedules the first start of the guardian (children are scheduled by actorOf). */
   requestStart(): void {
-    this.#scheduleIfRunnable();
+    this.scheduleIfRunnable();
   }
 
   /** Continues after a `Resume` directive. */
@@ -1143,7 +960,7 @@ export class ActorCell<T> extends ActorRef<T>
     for (const child of this.extras?.children?.toArray() ?? []) {
       if ((child.flags & AWAITING_PARENT) !== 0) child.resume();
     }
-    this.#scheduleIfRunnable();
+    this.scheduleIfRunnable();
   }
 
   /** Suspended until the parent's own supervisor decides (this actor escalated, or a sibling did). */
@@ -1271,84 +1088,26 @@ export class ActorCell<T> extends ActorRef<T>
   requestStop(): void {
     if (this.status >= STOPPING || (this.flags & STOP_REQUESTED) !== 0) return;
     this.flags |= STOP_REQUESTED;
-    if ((this.flags & BUSY) !== 0) this.#armStopTimer();
-    this.#scheduleIfRunnable();
-  }
-
-  /**
-   * Bounds what a stop waits for: the async hook or handler in flight, then
-   * `postStop`, together at most the shutdown timeout. One timer per stop
-   * that has something to wait for; an ordinary stop arms none.
-   */
-  #armStopTimer(): void {
-    const extras = this.ensureExtras();
-    if (extras.stopTimer !== undefined) return;
-    const timeoutMs = this.#shutdownTimeoutMs();
-    extras.stopTimer = this.core.scheduler.setTimeout(() => {
-      extras.stopTimer = undefined;
-      this.#stopTimedOut(timeoutMs);
-    }, timeoutMs);
-  }
-
-  #clearStopTimer(): void {
-    const extras = this.extras;
-    if (extras !== undefined && extras.stopTimer !== undefined) {
-      this.core.scheduler.clearTimeout(extras.stopTimer);
-      extras.stopTimer = undefined;
+    if ((this.flags & BUSY) !== 0) {
+      armStopTimer(this as unknown as ActorCell<never>);
     }
+    this.scheduleIfRunnable();
   }
 
   /** The shutdown timeout passed: abandon what the stop still waits for. */
-  #stopTimedOut(timeoutMs: number): void {
+  stopTimedOut(timeoutMs: number): void {
     if ((this.flags & BUSY) !== 0) {
-      this.#abandonInFlight(timeoutMs);
-      this.#scheduleIfRunnable(); // STOP_REQUESTED: the stop proceeds
+      abandonInFlight(this as unknown as ActorCell<never>, timeoutMs);
+      this.scheduleIfRunnable(); // STOP_REQUESTED: the stop proceeds
     } else if (
       this.status === STOPPING && (this.flags & POST_STOP_CALLED) !== 0
     ) {
-      this.#reportTimedOut("postStop", timeoutMs);
+      reportTimedOut(
+        this as unknown as ActorCell<never>,
+        "postStop",
+        timeoutMs,
+      );
       this.#terminated();
-    }
-  }
-
-  /** Gives up on the async hook or handler in flight; its message becomes a dead letter. */
-  #abandonInFlight(timeoutMs: number): void {
-    const extras = this.extras!;
-    const inFlight = extras.inFlight!;
-    extras.inFlight = undefined;
-    inFlight.abandoned = true;
-    this.flags &= ~BUSY;
-    const current = this.currentMessage;
-    this.currentMessage = NO_MESSAGE;
-    this.currentSender = undefined;
-    if (inFlight.message === NO_MESSAGE) {
-      this.#reportTimedOut("start", timeoutMs);
-      return;
-    }
-    if (current !== STASHED && current !== STASH_OVERFLOWED) {
-      this.core.deadLetter(
-        inFlight.message,
-        inFlight.sender,
-        this,
-        `abandoned: its handler did not settle within the ${timeoutMs} ms shutdown timeout`,
-      );
-    }
-    this.#reportTimedOut("handler", timeoutMs);
-  }
-
-  #reportTimedOut(waitingFor: StopWait, timeoutMs: number): void {
-    this.log.warn(
-      `stop did not wait longer than ${timeoutMs} ms for its ${waitingFor}; abandoned it`,
-    );
-    const events = this.core.eventStream;
-    if (events.hasSubscribers) {
-      events.publish(
-        new ActorStopTimedOut(
-          this as unknown as ActorRef<never>,
-          waitingFor,
-          timeoutMs,
-        ),
-      );
     }
   }
 
@@ -1372,7 +1131,7 @@ export class ActorCell<T> extends ActorRef<T>
       extras.timers?.cancelAll(); // a pending typed-backoff restart too
       extras.restartCapacity = -1;
     }
-    this.#releaseUndelivered();
+    releaseUndelivered(this as unknown as ActorCell<never>);
   }
 
   /**
@@ -1388,51 +1147,27 @@ export class ActorCell<T> extends ActorRef<T>
     }
     // The last child's end may have finished this cell's own stop.
     if (this.status === STOPPED) return;
-    this.#clearStopTimer();
-    if ((this.flags & BUSY) !== 0) this.#abandonInFlight(timeoutMs);
+    clearStopTimer(this as unknown as ActorCell<never>);
+    if ((this.flags & BUSY) !== 0) {
+      abandonInFlight(this as unknown as ActorCell<never>, timeoutMs);
+    }
     if (this.status < STOPPING) this.#enterStopping();
     if ((this.flags & POST_STOP_CALLED) === 0) {
       this.#callPostStop(() => {});
     } else {
-      this.#reportTimedOut("postStop", timeoutMs);
+      reportTimedOut(
+        this as unknown as ActorCell<never>,
+        "postStop",
+        timeoutMs,
+      );
     }
     this.#terminated();
-  }
-
-  /** Messages this actor will never process: to the parent's taker, or dead letters. */
-  #releaseUndelivered(): void {
-    this.#settleHanded();
-    const stashed = this.extras?.stash?.drain() ?? [];
-    const queued = this.mailbox?.drain() ?? [];
-    const undelivered: Envelope[] = [];
-    for (const flat of [stashed, queued]) {
-      for (let i = 0; i < flat.length; i += 2) {
-        // A runtime notice (a timer's tick, a Terminated) is no sent message.
-        if (flat[i] instanceof Notice) continue;
-        undelivered.push({
-          message: flat[i],
-          sender: flat[i + 1] as ActorRef<never> | undefined,
-        });
-      }
-    }
-    const parent = this.parentCell?.actor as
-      | Partial<UndeliveredTaker>
-      | undefined;
-    const takeOver = parent?.[takeOverUndelivered];
-    const self = this as unknown as ActorRef<never>;
-    if (takeOver !== undefined) {
-      takeOver.call(parent, self, undelivered);
-      return;
-    }
-    for (const { message, sender } of undelivered) {
-      this.core.deadLetter(message, sender, this, "recipient stopped");
-    }
   }
 
   #finishStop(): void {
     if ((this.flags & POST_STOP_CALLED) !== 0) return;
     const waiting = this.#callPostStop(() => this.#terminated());
-    if (waiting) this.#armStopTimer();
+    if (waiting) armStopTimer(this as unknown as ActorCell<never>);
     else this.#terminated();
   }
 
@@ -1462,17 +1197,9 @@ export class ActorCell<T> extends ActorRef<T>
   #terminated(): void {
     if (this.status === STOPPED) return; // a postStop that settled after its timeout
     this.status = STOPPED;
-    this.#clearStopTimer();
+    clearStopTimer(this as unknown as ActorCell<never>);
     this.#releaseHeld(); // stopped before it started: they wait no longer
-    const leftBehind = this.extras?.leftBehind;
-    if (leftBehind !== undefined) {
-      for (const inFlight of leftBehind) {
-        this.#abandonLeftBehind(
-          inFlight,
-          "abandoned: the actor stopped while a replaced instance's handler was in flight",
-        );
-      }
-    }
+    abandonAllLeftBehind(this as unknown as ActorCell<never>);
     announceTermination(this as unknown as ActorCell<never>);
     const events = this.core.eventStream;
     if (events.hasSubscribers) {

@@ -17,6 +17,8 @@
  * @module
  */
 
+import type { ActorCell } from "./actor_cell.ts";
+import { RECEIVE_TIMEOUT } from "./cell_state.ts";
 import { fail, MAX_TIMER_DELAY_MS } from "../validation.ts";
 
 /**
@@ -76,4 +78,58 @@ export function checkReceiveTimeout(ms: unknown): number {
     );
   }
   return ms;
+}
+
+/** `context.setReceiveTimeout(ms)`; `undefined` cancels. */
+export function setReceiveTimeout(
+  cell: ActorCell<never>,
+  ms: number | undefined,
+): void {
+  if (ms === undefined) {
+    if ((cell.flags & RECEIVE_TIMEOUT) === 0) return;
+    cell.flags &= ~RECEIVE_TIMEOUT;
+    cell.actorTimers().cancel(RECEIVE_TIMEOUT_KEY);
+    return;
+  }
+  const extras = cell.ensureExtras();
+  extras.receiveTimeoutMs = checkReceiveTimeout(ms);
+  extras.lastMessageAt = cell.now();
+  cell.flags |= RECEIVE_TIMEOUT;
+  cell.actorTimers().startSingleTimer(RECEIVE_TIMEOUT_KEY, ReceiveTimeout, ms);
+}
+
+/** A message (not a timer's) arrives: the receive timeout's period starts again. */
+export function noteMessage(cell: ActorCell<never>): void {
+  const extras = cell.extras!;
+  extras.lastMessageAt = cell.now();
+  // `timers.cancelAll()` cancels the timeout's timer too: re-armed here.
+  const timers = cell.actorTimers();
+  if (!timers.isTimerActive(RECEIVE_TIMEOUT_KEY)) {
+    timers.startSingleTimer(
+      RECEIVE_TIMEOUT_KEY,
+      ReceiveTimeout,
+      extras.receiveTimeoutMs,
+    );
+  }
+}
+
+/**
+ * The receive timeout's timer fell due and its ticket came out of the
+ * mailbox: `true` if the actor has been idle the whole period (deliver
+ * `ReceiveTimeout`); either way the timer is armed for the next due time.
+ */
+export function receiveTimeoutDue(cell: ActorCell<never>): boolean {
+  if ((cell.flags & RECEIVE_TIMEOUT) === 0) return false;
+  const extras = cell.extras!;
+  const ms = extras.receiveTimeoutMs;
+  const now = cell.now();
+  const idle = now - extras.lastMessageAt;
+  const due = idle >= ms;
+  if (due) extras.lastMessageAt = now; // the next period starts now
+  cell.actorTimers().startSingleTimer(
+    RECEIVE_TIMEOUT_KEY,
+    ReceiveTimeout,
+    due ? ms : Math.min(ms, ms - idle),
+  );
+  return due;
 }

@@ -19,7 +19,9 @@
  * @module
  */
 
+import type { ActorCell } from "./actor_cell.ts";
 import type { ActorRef } from "./actor_ref.ts";
+import { Notice } from "./mailbox.ts";
 
 /** A message with its sender. */
 export interface Envelope {
@@ -36,4 +38,38 @@ export const takeOverUndelivered: unique symbol = Symbol(
 export interface UndeliveredTaker {
   /** `child` is stopping; `undelivered` are its unprocessed messages, oldest first. */
   [takeOverUndelivered](child: ActorRef<never>, undelivered: Envelope[]): void;
+}
+
+/**
+ * The runtime's side of the port: a stopping cell's messages it will never
+ * process (the stash first, then the mailbox, oldest first; runtime notices
+ * left out) go to its parent's taker if the parent has one, else to dead
+ * letters.
+ */
+export function releaseUndelivered(cell: ActorCell<never>): void {
+  cell.settleHanded();
+  const stashed = cell.extras?.stash?.drain() ?? [];
+  const queued = cell.mailbox?.drain() ?? [];
+  const undelivered: Envelope[] = [];
+  for (const flat of [stashed, queued]) {
+    for (let i = 0; i < flat.length; i += 2) {
+      // A runtime notice (a timer's tick, a Terminated) is no sent message.
+      if (flat[i] instanceof Notice) continue;
+      undelivered.push({
+        message: flat[i],
+        sender: flat[i + 1] as ActorRef<never> | undefined,
+      });
+    }
+  }
+  const parent = cell.parentCell?.actor as
+    | Partial<UndeliveredTaker>
+    | undefined;
+  const takeOver = parent?.[takeOverUndelivered];
+  if (takeOver !== undefined) {
+    takeOver.call(parent, cell as unknown as ActorRef<never>, undelivered);
+    return;
+  }
+  for (const { message, sender } of undelivered) {
+    cell.core.deadLetter(message, sender, cell, "recipient stopped");
+  }
 }

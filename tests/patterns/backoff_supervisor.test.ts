@@ -1,8 +1,8 @@
-// The BackoffSupervisor, under fake time: delays, resets, limits, order,
-// stash, drop, ask, triggerOn, stale timers, events and bad options.
+// The BackoffSupervisor, in virtual time (a ManualScheduler; no global timer
+// faked): delays, resets, limits, order, stash, drop, ask, triggerOn, stale
+// timers, events and bad options.
 import { afterEach, beforeEach, describe, it } from "node:test";
 import assert from "node:assert/strict";
-import type * as FakeTimers from "@sinonjs/fake-timers";
 import {
   Actor,
   type ActorRef,
@@ -23,31 +23,29 @@ import {
   type RestartCount,
   Terminated,
 } from "../../mod.ts";
-import {
-  deadJobs,
-  eventsOf,
-  installClock,
-  Job,
-  recordingSystem,
-  Script,
-  settle,
-} from "./_helpers.ts";
+import { ManualScheduler } from "../../src/testing/manual_scheduler.ts";
+import { deadJobs, eventsOf, Job, type Script } from "./_helpers.ts";
+import { ManualScript, recordingManualSystem } from "../_helpers_testkit.ts";
 
-let clock: FakeTimers.Clock;
+let scheduler: ManualScheduler;
 let system: ActorSystem;
 let events: object[];
 let script: Script;
 
 beforeEach(() => {
-  clock = installClock();
-  ({ system, events } = recordingSystem());
-  script = new Script();
+  scheduler = new ManualScheduler();
+  ({ system, events } = recordingManualSystem(scheduler));
+  script = new ManualScript(scheduler);
 });
 
 afterEach(async () => {
   await system.terminate();
-  clock.uninstall();
 });
+
+/** Lets the actors process what is queued and fires what is due now. */
+function settle(): Promise<void> {
+  return scheduler.timePasses(0);
+}
 
 function supervise(
   options: Partial<BackoffOptions<Job>> = {},
@@ -83,7 +81,7 @@ function watchStopped(ref: ActorRef<unknown>): () => boolean {
 
 async function restartCount(supervisor: ActorRef<unknown>): Promise<number> {
   const reply = supervisor.ask<RestartCount>(BackoffSupervisor.GetRestartCount);
-  await settle(clock);
+  await settle();
   return (await reply).count;
 }
 
@@ -91,7 +89,7 @@ async function currentChild(
   supervisor: ActorRef<unknown>,
 ): Promise<string | undefined> {
   const reply = supervisor.ask<CurrentChild>(BackoffSupervisor.GetCurrentChild);
-  await settle(clock);
+  await settle();
   return (await reply).ref?.path;
 }
 
@@ -99,20 +97,20 @@ describe("BackoffSupervisor delays", () => {
   it("respawns after exactly 200, 400, 800, 1600 ms with randomFactor 0, never a millisecond early", async () => {
     script.failStarts = 4;
     supervise();
-    await settle(clock);
+    await settle();
     const expectedSpawnTimes = [0, 200, 600, 1_400, 3_000];
     for (let i = 1; i < expectedSpawnTimes.length; i++) {
-      await clock.tickAsync(expectedSpawnTimes[i] - Date.now() - 1);
+      await scheduler.timePasses(expectedSpawnTimes[i] - scheduler.now() - 1);
       assert.equal(
         script.spawns.length,
         i,
-        `no child ${i + 1} at ${Date.now()} ms`,
+        `no child ${i + 1} at ${scheduler.now()} ms`,
       );
-      await clock.tickAsync(1);
+      await scheduler.timePasses(1);
       assert.equal(
         script.spawns.length,
         i + 1,
-        `child ${i + 1} at ${Date.now()} ms`,
+        `child ${i + 1} at ${scheduler.now()} ms`,
       );
     }
     assert.deepEqual(script.spawns.map((s) => s.at), expectedSpawnTimes);
@@ -131,7 +129,7 @@ describe("BackoffSupervisor delays", () => {
   it("caps the delay at maxBackoff", async () => {
     script.failStarts = 8;
     supervise({ maxBackoff: 1_000 });
-    await clock.tickAsync(60_000);
+    await scheduler.timePasses(60_000);
     assert.deepEqual(
       eventsOf(events, BackoffScheduled).map((e) => e.delayMs),
       [200, 400, 800, 1_000, 1_000, 1_000, 1_000, 1_000],
@@ -141,7 +139,7 @@ describe("BackoffSupervisor delays", () => {
   it("jitters each delay within ±randomFactor", async () => {
     script.failStarts = 40;
     supervise({ randomFactor: 0.5, maxBackoff: 400 });
-    await clock.tickAsync(60_000);
+    await scheduler.timePasses(60_000);
     const capped = eventsOf(events, BackoffScheduled).slice(2).map((e) =>
       e.delayMs
     );
@@ -155,7 +153,7 @@ describe("BackoffSupervisor delays", () => {
   it("uses a custom policy's delays", async () => {
     script.failStarts = 3;
     supervise({ policy: { delayFor: (n) => [5, 7, 11][n] } });
-    await clock.tickAsync(1_000);
+    await scheduler.timePasses(1_000);
     assert.deepEqual(script.spawns.map((s) => s.at), [0, 5, 12, 23]);
   });
 });
@@ -164,15 +162,15 @@ describe("BackoffSupervisor restart count", () => {
   it("resets once a child has been up minBackoff ('after-min-stable', the default)", async () => {
     script.failStarts = 3;
     const supervisor = supervise();
-    await clock.tickAsync(1_400); // children at 0, 200, 600 fail; the one at 1400 starts
+    await scheduler.timePasses(1_400); // children at 0, 200, 600 fail; the one at 1400 starts
     assert.equal(await restartCount(supervisor), 3);
-    await clock.tickAsync(199);
+    await scheduler.timePasses(199);
     assert.equal(await restartCount(supervisor), 3, "not yet stable");
-    await clock.tickAsync(1);
+    await scheduler.timePasses(1);
     assert.equal(await restartCount(supervisor), 0);
     assert.equal(eventsOf(events, BackoffCounterReset).length, 1);
     supervisor.tell(new Job(1, "crash"));
-    await settle(clock);
+    await settle();
     assert.equal(
       eventsOf(events, BackoffScheduled).at(-1)!.delayMs,
       200,
@@ -185,21 +183,21 @@ describe("BackoffSupervisor restart count", () => {
     const supervisor = supervise({
       resetCounter: { kind: "after-time", ms: 5_000 },
     });
-    await clock.tickAsync(200);
+    await scheduler.timePasses(200);
     assert.equal(await restartCount(supervisor), 1);
-    await clock.tickAsync(4_999);
+    await scheduler.timePasses(4_999);
     assert.equal(await restartCount(supervisor), 1);
-    await clock.tickAsync(1);
+    await scheduler.timePasses(1);
     assert.equal(await restartCount(supervisor), 0);
   });
 
   it("never resets with 'never'", async () => {
     script.failStarts = 2;
     const supervisor = supervise({ resetCounter: "never" });
-    await clock.tickAsync(600 + 60_000);
+    await scheduler.timePasses(600 + 60_000);
     assert.equal(await restartCount(supervisor), 2);
     supervisor.tell(new Job(1, "crash"));
-    await settle(clock);
+    await settle();
     assert.equal(eventsOf(events, BackoffScheduled).at(-1)!.delayMs, 800);
   });
 
@@ -224,14 +222,14 @@ describe("BackoffSupervisor restart count", () => {
         resetCounter: "manual",
       }),
     );
-    await clock.tickAsync(600 + 60_000);
+    await scheduler.timePasses(600 + 60_000);
     assert.equal(
       await restartCount(supervisor),
       2,
       "survival alone does not reset",
     );
     supervisor.tell("success");
-    await settle(clock);
+    await settle();
     assert.equal(await restartCount(supervisor), 0);
     assert.equal(eventsOf(events, BackoffCounterReset).length, 1);
   });
@@ -242,7 +240,7 @@ describe("BackoffSupervisor restart count", () => {
       const supervisor = supervise({ maxRestarts });
       const stopped = watchStopped(supervisor);
       supervisor.tell(new Job(1));
-      await clock.tickAsync(60_000);
+      await scheduler.timePasses(60_000);
       assert.equal(script.spawns.length, 1 + maxRestarts);
       assert.ok(stopped(), "the supervisor stopped");
       assert.deepEqual(
@@ -261,7 +259,7 @@ describe("BackoffSupervisor stash and order", () => {
   it("delivers messages sent during the backoff in arrival order, with their senders", async () => {
     script.failStarts = 1;
     const supervisor = supervise();
-    await settle(clock);
+    await settle();
     for (let id = 1; id <= 5; id++) supervisor.tell(new Job(id));
     assert.equal(
       await currentChild(supervisor),
@@ -269,9 +267,9 @@ describe("BackoffSupervisor stash and order", () => {
       "no child during the backoff",
     );
     const answer = supervisor.ask<string>(new Job(6), 10_000);
-    await clock.tickAsync(200); // respawn
+    await scheduler.timePasses(200); // respawn
     assert.deepEqual(script.handledIds(), [], "held for the grace window");
-    await clock.tickAsync(50); // drainGraceMs = min(50, minBackoff)
+    await scheduler.timePasses(50); // drainGraceMs = min(50, minBackoff)
     assert.deepEqual(script.handledIds(), [1, 2, 3, 4, 5, 6]);
     assert.equal(
       await answer,
@@ -284,21 +282,21 @@ describe("BackoffSupervisor stash and order", () => {
   it("keeps order for messages arriving in the grace window behind stashed ones", async () => {
     script.failStarts = 1;
     const supervisor = supervise();
-    await settle(clock);
+    await settle();
     supervisor.tell(new Job(1));
     supervisor.tell(new Job(2));
-    await clock.tickAsync(210); // respawned at 200; grace until 250
+    await scheduler.timePasses(210); // respawned at 200; grace until 250
     supervisor.tell(new Job(3));
     supervisor.tell(new Job(4));
-    await clock.tickAsync(100);
+    await scheduler.timePasses(100);
     assert.deepEqual(script.handledIds(), [1, 2, 3, 4]);
   });
 
   it("forwards at once in the grace window when nothing is stashed (forwardDuringGrace)", async () => {
     const supervisor = supervise();
-    await settle(clock);
+    await settle();
     supervisor.tell(new Job(1));
-    await settle(clock);
+    await settle();
     assert.deepEqual(script.handledIds(), [1]);
   });
 
@@ -307,24 +305,24 @@ describe("BackoffSupervisor stash and order", () => {
       forwardDuringGrace: false,
       drainGraceMs: 100,
     });
-    await settle(clock);
+    await settle();
     supervisor.tell(new Job(1));
-    await clock.tickAsync(99);
+    await scheduler.timePasses(99);
     assert.deepEqual(script.handledIds(), []);
-    await clock.tickAsync(1);
+    await scheduler.timePasses(1);
     assert.deepEqual(script.handledIds(), [1]);
   });
 
   it("keeps the messages queued behind the one that crashed the child", async () => {
     const supervisor = supervise();
-    await clock.tickAsync(100); // past the first grace window
+    await scheduler.timePasses(100); // past the first grace window
     supervisor.tell(new Job(1));
     supervisor.tell(new Job(2, "crash"));
     supervisor.tell(new Job(3));
     supervisor.tell(new Job(4));
-    await settle(clock);
+    await settle();
     supervisor.tell(new Job(5)); // arrives while the child is down
-    await clock.tickAsync(300);
+    await scheduler.timePasses(300);
     assert.deepEqual(script.handledIds(), [1, 3, 4, 5]);
     assert.deepEqual(deadJobs(events), [{
       id: 2,
@@ -341,9 +339,9 @@ describe("BackoffSupervisor stash and order", () => {
   it("keeps the stash for the next child when the new child dies in its grace window", async () => {
     script.failStarts = 1;
     const supervisor = supervise({ drainGraceMs: 100 });
-    await settle(clock);
+    await settle();
     supervisor.tell(new Job(1));
-    await clock.tickAsync(200); // child-2 is up, in its grace window
+    await scheduler.timePasses(200); // child-2 is up, in its grace window
     supervisor.tell(new Job(2));
     const child2 = await currentChild(supervisor);
     assert.equal(child2, "/user/supervisor/child-2");
@@ -352,15 +350,15 @@ describe("BackoffSupervisor stash and order", () => {
     const stop = supervisor.ask<CurrentChild>(
       BackoffSupervisor.GetCurrentChild,
     );
-    await settle(clock);
+    await settle();
     (await stop).ref!.tell(new Job(99, "crash"));
-    await clock.tickAsync(50);
+    await scheduler.timePasses(50);
     assert.deepEqual(
       script.handledIds(),
       [],
       "nothing delivered to the dying child",
     );
-    await clock.tickAsync(2_000);
+    await scheduler.timePasses(2_000);
     assert.deepEqual(script.handledIds(), [1, 2]);
     assert.equal(script.handled[0].path, "/user/supervisor/child-3");
   });
@@ -368,32 +366,32 @@ describe("BackoffSupervisor stash and order", () => {
   it("sends stash overflow to dead letters, keeping the oldest", async () => {
     script.failStarts = 1;
     const supervisor = supervise({ maxStashSize: 2 });
-    await settle(clock);
+    await settle();
     for (let id = 1; id <= 4; id++) supervisor.tell(new Job(id));
-    await settle(clock);
+    await settle();
     assert.deepEqual(deadJobs(events), [
       { id: 3, reason: "stash full (maxStashSize 2)" },
       { id: 4, reason: "stash full (maxStashSize 2)" },
     ]);
     assert.equal(eventsOf(events, BackoffMessageDropped).length, 2);
-    await clock.tickAsync(1_000);
+    await scheduler.timePasses(1_000);
     assert.deepEqual(script.handledIds(), [1, 2]);
   });
 
   it("with forward 'drop' sends messages to dead letters while no child runs", async () => {
     script.failStarts = 1;
     const supervisor = supervise({ forward: "drop" });
-    await settle(clock);
+    await settle();
     supervisor.tell(new Job(1));
     const rejected = assert.rejects(
       supervisor.ask(new Job(2), 10_000),
       /not delivered \(no child running \(forward: drop\)\)/,
     );
-    await settle(clock);
+    await settle();
     await rejected;
-    await clock.tickAsync(1_000);
+    await scheduler.timePasses(1_000);
     supervisor.tell(new Job(3));
-    await settle(clock);
+    await settle();
     assert.deepEqual(script.handledIds(), [3]);
     assert.deepEqual(
       deadJobs(events).map((d) => d.id),
@@ -424,13 +422,13 @@ describe("BackoffSupervisor stash and order", () => {
       }
     }
     const parent = system.actorOf(Props.create(() => new Parent()), "parent");
-    await settle(clock);
+    await settle();
     parent.tell("1");
     parent.tell("2");
-    await settle(clock);
+    await settle();
     // The grandparent (/user) restarts the parent, which stops the supervisor.
     parent.tell("restart-it");
-    await settle(clock);
+    await settle();
     assert.deepEqual(deadJobs(events), [
       { id: 1, reason: "supervisor stopped" },
       { id: 2, reason: "supervisor stopped" },
@@ -441,10 +439,10 @@ describe("BackoffSupervisor stash and order", () => {
 describe("BackoffSupervisor triggerOn", () => {
   it("'any' respawns after a clean stop, and the stopped child's queue moves to the next", async () => {
     const supervisor = supervise();
-    await clock.tickAsync(100);
+    await scheduler.timePasses(100);
     supervisor.tell(new Job(1, "stop"));
     supervisor.tell(new Job(2));
-    await clock.tickAsync(1_000);
+    await scheduler.timePasses(1_000);
     assert.deepEqual(script.handled.map((h) => [h.id, h.path]), [
       [1, "/user/supervisor/child-1"],
       [2, "/user/supervisor/child-2"],
@@ -454,14 +452,14 @@ describe("BackoffSupervisor triggerOn", () => {
   it("'failure' stops the supervisor when the child stops cleanly, respawns after a crash", async () => {
     const supervisor = supervise({ triggerOn: "failure" });
     const stopped = watchStopped(supervisor);
-    await clock.tickAsync(100);
+    await scheduler.timePasses(100);
     supervisor.tell(new Job(1, "crash"));
-    await clock.tickAsync(1_000);
+    await scheduler.timePasses(1_000);
     assert.equal(script.spawns.length, 2);
     assert.equal(stopped(), false);
     supervisor.tell(new Job(2, "stop"));
     supervisor.tell(new Job(3));
-    await clock.tickAsync(1_000);
+    await scheduler.timePasses(1_000);
     assert.equal(script.spawns.length, 2, "no respawn after the work is done");
     assert.ok(stopped());
     assert.deepEqual(deadJobs(events).map((d) => [d.id, d.reason]), [
@@ -494,12 +492,12 @@ describe("BackoffSupervisor triggerOn", () => {
       }
     }
     const parent = system.actorOf(Props.create(() => new Parent()), "parent");
-    await clock.tickAsync(100);
+    await scheduler.timePasses(100);
     parent.tell(new Job(1, "stop"));
-    await clock.tickAsync(1_000);
+    await scheduler.timePasses(1_000);
     assert.equal(script.spawns.length, 2, "respawned after a clean stop");
     parent.tell(new Job(2, "crash"));
-    await clock.tickAsync(1_000);
+    await scheduler.timePasses(1_000);
     assert.equal(script.spawns.length, 2, "no respawn after a crash");
     assert.equal(escalated.length, 1);
     assert.match(String(escalated[0]), /crash on job 2/);
@@ -510,11 +508,11 @@ describe("BackoffSupervisor lifecycle", () => {
   it("stopped during a backoff, it spawns nothing later and leaves no timer", async () => {
     script.failStarts = 1;
     const supervisor = supervise();
-    await settle(clock);
+    await settle();
     assert.equal(script.spawns.length, 1);
     await system.terminate();
-    assert.equal(clock.countTimers(), 0, "no pending timer");
-    await clock.tickAsync(60_000);
+    assert.equal(scheduler.pendingTimers, 0, "no pending timer");
+    await scheduler.timePasses(60_000);
     assert.equal(script.spawns.length, 1);
     void supervisor;
   });
@@ -538,11 +536,11 @@ describe("BackoffSupervisor lifecycle", () => {
       }
     }
     const parent = system.actorOf(Props.create(() => new Parent()), "parent");
-    await settle(clock); // child-1 failed: a respawn is due at 200
+    await settle(); // child-1 failed: a respawn is due at 200
     parent.tell("fail");
-    await settle(clock); // the parent restarts: a new supervisor spawns its child-1
+    await settle(); // the parent restarts: a new supervisor spawns its child-1
     assert.equal(script.spawns.length, 2);
-    await clock.tickAsync(10_000);
+    await scheduler.timePasses(10_000);
     assert.equal(
       script.spawns.length,
       2,
@@ -553,20 +551,20 @@ describe("BackoffSupervisor lifecycle", () => {
   it("RespawnNow ends a pending backoff wait at once, keeping the count; ignored while a child runs", async () => {
     script.failStarts = 3;
     const supervisor = supervise();
-    await clock.tickAsync(600); // children at 0, 200, 600 failed: next due at 1400
+    await scheduler.timePasses(600); // children at 0, 200, 600 failed: next due at 1400
     assert.equal(script.spawns.length, 3);
     supervisor.tell(BackoffSupervisor.RespawnNow);
-    await settle(clock);
+    await settle();
     assert.deepEqual(script.spawns.map((s) => s.at), [0, 200, 600, 600]);
     assert.equal(await restartCount(supervisor), 3);
-    await clock.tickAsync(10_000);
+    await scheduler.timePasses(10_000);
     assert.equal(
       script.spawns.length,
       4,
       "the cancelled wait spawns nothing later",
     );
     supervisor.tell(BackoffSupervisor.RespawnNow); // a child runs: nothing happens
-    await settle(clock);
+    await settle();
     assert.equal(script.spawns.length, 4);
     assert.deepEqual(script.handled, [], "never forwarded");
   });
@@ -574,10 +572,10 @@ describe("BackoffSupervisor lifecycle", () => {
   it("answers GetCurrentChild and GetRestartCount itself, never forwarding them", async () => {
     script.failStarts = 1;
     const supervisor = supervise();
-    await settle(clock);
+    await settle();
     assert.equal(await currentChild(supervisor), undefined);
     assert.equal(await restartCount(supervisor), 1);
-    await clock.tickAsync(200);
+    await scheduler.timePasses(200);
     assert.equal(await currentChild(supervisor), "/user/supervisor/child-2");
     assert.deepEqual(script.handled, []);
   });
@@ -589,11 +587,11 @@ describe("BackoffSupervisor lifecycle", () => {
       maxStashSize: 0,
       resetCounter: "never",
     });
-    await settle(clock);
+    await settle();
     supervisor.tell(new Job(1));
-    await clock.tickAsync(200 + 200);
+    await scheduler.timePasses(200 + 200);
     supervisor.tell(new Job(2, "crash"));
-    await clock.tickAsync(1_000);
+    await scheduler.timePasses(1_000);
     const names = events
       .filter((e) =>
         [
@@ -632,8 +630,10 @@ describe("BackoffSupervisor up-time and grace count from the spawn", () => {
   /** A child whose preStart takes 300 ms, then fails while the script says so. */
   class SlowStart extends Actor<Job> {
     override async preStart(): Promise<void> {
-      script.spawns.push({ at: Date.now(), path: this.self.path });
-      await new Promise((resolve) => setTimeout(resolve, 300));
+      script.spawns.push({ at: scheduler.now(), path: this.self.path });
+      await new Promise<void>((resolve) =>
+        this.context.system.scheduler.setTimeout(resolve, 300)
+      );
       if (script.failStarts > 0) {
         script.failStarts--;
         throw new Error("upstream not ready");
@@ -664,16 +664,16 @@ describe("BackoffSupervisor up-time and grace count from the spawn", () => {
     const supervisor = superviseSlow({
       resetCounter: { kind: "after-time", ms: 1_000 },
     });
-    await clock.tickAsync(500); // child-1 failed at 300; child-2 spawned at 500
+    await scheduler.timePasses(500); // child-1 failed at 300; child-2 spawned at 500
     assert.deepEqual(script.spawns.map((s) => s.at), [0, 500]);
     assert.deepEqual(
       eventsOf(events, BackoffChildStarted).map((e) => e.child.path),
       ["/user/supervisor/child-1", "/user/supervisor/child-2"],
       "published at each spawn",
     );
-    await clock.tickAsync(999);
+    await scheduler.timePasses(999);
     assert.equal(await restartCount(supervisor), 1, "not yet: up 999 ms");
-    await clock.tickAsync(1);
+    await scheduler.timePasses(1);
     assert.equal(
       await restartCount(supervisor),
       0,
@@ -684,17 +684,17 @@ describe("BackoffSupervisor up-time and grace count from the spawn", () => {
   it("delivers the stash drainGraceMs after the spawn; it waits in the child's mailbox until preStart is done", async () => {
     script.failStarts = 1;
     const supervisor = superviseSlow({ resetCounter: "never" });
-    await settle(clock);
+    await settle();
     supervisor.tell(new Job(1)); // child-1 is in its grace window: straight to its mailbox
     supervisor.tell(new Job(2));
-    await clock.tickAsync(400); // child-1 failed at 300: 1 and 2 came back
+    await scheduler.timePasses(400); // child-1 failed at 300: 1 and 2 came back
     supervisor.tell(new Job(3)); // stashed behind them
-    await clock.tickAsync(150); // child-2 spawned at 500; the stash went to it at 550
+    await scheduler.timePasses(150); // child-2 spawned at 500; the stash went to it at 550
     assert.deepEqual(script.handledIds(), [], "child-2 is still in preStart");
     assert.equal(await currentChild(supervisor), "/user/supervisor/child-2");
-    await clock.tickAsync(249);
+    await scheduler.timePasses(249);
     assert.deepEqual(script.handledIds(), []);
-    await clock.tickAsync(1); // 800: preStart done
+    await scheduler.timePasses(1); // 800: preStart done
     assert.deepEqual(script.handledIds(), [1, 2, 3]);
     assert.ok(
       script.handled.every((h) => h.path === "/user/supervisor/child-2"),
@@ -706,13 +706,13 @@ describe("BackoffSupervisor up-time and grace count from the spawn", () => {
 describe("BackoffSupervisor while the child is dying", () => {
   it("stashes a message sent after the crash, before Terminated reached the supervisor", async () => {
     const supervisor = supervise();
-    await clock.tickAsync(100);
+    await scheduler.timePasses(100);
     // Sent the moment the failure is known, while the child is still there.
     system.eventStream.subscribe(BackoffChildFailed, () => {
       supervisor.tell(new Job(2));
     });
     supervisor.tell(new Job(1, "crash"));
-    await clock.tickAsync(1_000);
+    await scheduler.timePasses(1_000);
     assert.deepEqual(script.handled.map((h) => [h.id, h.path]), [
       [2, "/user/supervisor/child-2"],
     ]);
@@ -721,13 +721,13 @@ describe("BackoffSupervisor while the child is dying", () => {
 
   it("answers GetCurrentChild with undefined once the child failed", async () => {
     const supervisor = supervise();
-    await clock.tickAsync(100);
+    await scheduler.timePasses(100);
     let reply: Promise<CurrentChild> | undefined;
     system.eventStream.subscribe(BackoffChildFailed, () => {
       reply = supervisor.ask<CurrentChild>(BackoffSupervisor.GetCurrentChild);
     });
     supervisor.tell(new Job(1, "crash"));
-    await settle(clock);
+    await settle();
     assert.equal((await reply!).ref, undefined);
   });
 });

@@ -1,19 +1,13 @@
 // Copyright 2026 the understudy authors. MIT license.
 // Specification of context.setReceiveTimeout and the ReceiveTimeout message,
-// on fake time.
+// in virtual time (a ManualScheduler; no global timer faked).
 
 import { afterEach, beforeEach, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { Actor, type ActorSystem, Props } from "../../mod.ts";
 import { ReceiveTimeout } from "../../src/runtime/receive_timeout.ts";
-import {
-  type Clock,
-  createSystem,
-  deferred,
-  type FnActor,
-  fnProps,
-  installClock,
-} from "./_helpers.ts";
+import { ManualScheduler } from "../../src/testing/manual_scheduler.ts";
+import { createSystem, deferred, type FnActor, fnProps } from "./_helpers.ts";
 
 /** What the test tells the actor to do; anything else is just recorded. */
 type Command =
@@ -24,12 +18,12 @@ type Command =
   | "throw"
   | string;
 
-/** An actor that records, at fake time, every message it gets. */
+/** An actor that records, at its system's time, every message it gets. */
 function timeoutProps(log: string[]) {
   return fnProps<Command | ReceiveTimeout>(
     async (a: FnActor<Command | ReceiveTimeout>, m) => {
       if (m === ReceiveTimeout) {
-        log.push(`${Date.now()} ReceiveTimeout`);
+        log.push(`${a.context.system.scheduler.now()} ReceiveTimeout`);
         return;
       }
       if (typeof m === "object" && "set" in m) {
@@ -43,35 +37,33 @@ function timeoutProps(log: string[]) {
       } else if (m === "throw") {
         throw new Error("boom");
       } else {
-        log.push(`${Date.now()} ${m}`);
+        log.push(`${a.context.system.scheduler.now()} ${m}`);
       }
     },
   );
 }
 
 describe("context.setReceiveTimeout", () => {
-  let clock: Clock;
+  let scheduler: ManualScheduler;
   let system: ActorSystem;
   beforeEach(() => {
-    clock = installClock();
-    system = createSystem();
+    scheduler = new ManualScheduler();
+    system = createSystem({ scheduler });
   });
   afterEach(async () => {
-    const done = system.terminate();
-    await clock.runAllAsync();
-    await done;
-    clock.uninstall();
+    await system.terminate();
+    assert.equal(scheduler.pendingTimers, 0, "no timer left after terminate");
   });
 
   it("delivers ReceiveTimeout after that long without a message, and again after each further period of silence", async () => {
     const log: string[] = [];
     const ref = system.actorOf(timeoutProps(log), "idle");
     ref.tell({ set: 100 });
-    await clock.tickAsync(99);
+    await scheduler.timePasses(99);
     assert.deepEqual(log, []);
-    await clock.tickAsync(1);
+    await scheduler.timePasses(1);
     assert.deepEqual(log, ["100 ReceiveTimeout"]);
-    await clock.tickAsync(250);
+    await scheduler.timePasses(250);
     assert.deepEqual(log, [
       "100 ReceiveTimeout",
       "200 ReceiveTimeout",
@@ -83,13 +75,13 @@ describe("context.setReceiveTimeout", () => {
     const log: string[] = [];
     const ref = system.actorOf(timeoutProps(log), "busy");
     ref.tell({ set: 100 });
-    await clock.tickAsync(60);
+    await scheduler.timePasses(60);
     ref.tell("a"); // at 60
-    await clock.tickAsync(60);
+    await scheduler.timePasses(60);
     ref.tell("b"); // at 120
-    await clock.tickAsync(99);
+    await scheduler.timePasses(99);
     assert.deepEqual(log, ["60 a", "120 b"]);
-    await clock.tickAsync(1);
+    await scheduler.timePasses(1);
     assert.deepEqual(log, ["60 a", "120 b", "220 ReceiveTimeout"]);
   });
 
@@ -98,7 +90,7 @@ describe("context.setReceiveTimeout", () => {
     const ref = system.actorOf(timeoutProps(log), "ticking");
     ref.tell({ set: 100 });
     ref.tell({ timer: 30 });
-    await clock.tickAsync(100);
+    await scheduler.timePasses(100);
     assert.deepEqual(log, [
       "30 tick",
       "60 tick",
@@ -111,12 +103,12 @@ describe("context.setReceiveTimeout", () => {
     const log: string[] = [];
     const ref = system.actorOf(timeoutProps(log), "cancelled");
     ref.tell({ set: 100 });
-    await clock.tickAsync(50);
+    await scheduler.timePasses(50);
     ref.tell({ set: undefined });
-    await clock.tickAsync(1_000);
+    await scheduler.timePasses(1_000);
     assert.deepEqual(log, []);
     ref.tell({ set: 30 }); // at 1050
-    await clock.tickAsync(30);
+    await scheduler.timePasses(30);
     assert.deepEqual(log, ["1080 ReceiveTimeout"]);
   });
 
@@ -124,11 +116,11 @@ describe("context.setReceiveTimeout", () => {
     const log: string[] = [];
     const ref = system.actorOf(timeoutProps(log), "replaced");
     ref.tell({ set: 100 });
-    await clock.tickAsync(10);
+    await scheduler.timePasses(10);
     ref.tell({ set: 500 });
-    await clock.tickAsync(400);
+    await scheduler.timePasses(400);
     assert.deepEqual(log, []);
-    await clock.tickAsync(100);
+    await scheduler.timePasses(100);
     assert.deepEqual(log, ["510 ReceiveTimeout"]);
   });
 
@@ -138,12 +130,12 @@ describe("context.setReceiveTimeout", () => {
     const ref = system.actorOf(timeoutProps(log), "slow");
     ref.tell({ set: 100 });
     ref.tell({ hold: gate.promise }); // at 0, for 300 ms
-    await clock.tickAsync(300);
+    await scheduler.timePasses(300);
     assert.deepEqual(log, []);
     gate.resolve();
-    await clock.tickAsync(99);
+    await scheduler.timePasses(99);
     assert.deepEqual(log, []);
-    await clock.tickAsync(1);
+    await scheduler.timePasses(1);
     assert.deepEqual(log, ["400 ReceiveTimeout"]);
   });
 
@@ -151,11 +143,11 @@ describe("context.setReceiveTimeout", () => {
     const log: string[] = [];
     const ref = system.actorOf(timeoutProps(log), "cancelling");
     ref.tell({ set: 100 });
-    await clock.tickAsync(10);
+    await scheduler.timePasses(10);
     ref.tell({ cancelAllTimers: true }); // at 10: cancels the timeout's timer too
-    await clock.tickAsync(20);
+    await scheduler.timePasses(20);
     ref.tell("hello"); // at 30
-    await clock.tickAsync(100);
+    await scheduler.timePasses(100);
     assert.deepEqual(log, ["30 hello", "130 ReceiveTimeout"]);
   });
 
@@ -163,12 +155,12 @@ describe("context.setReceiveTimeout", () => {
     const log: string[] = [];
     const ref = system.actorOf(timeoutProps(log), "restarted");
     ref.tell({ set: 100 });
-    await clock.tickAsync(10);
+    await scheduler.timePasses(10);
     ref.tell("throw"); // restarted by the default strategy
-    await clock.tickAsync(1_000);
+    await scheduler.timePasses(1_000);
     assert.deepEqual(log, []);
     ref.tell({ set: 50 });
-    await clock.tickAsync(50);
+    await scheduler.timePasses(50);
     assert.deepEqual(log, ["1060 ReceiveTimeout"]);
   });
 
@@ -183,7 +175,7 @@ describe("context.setReceiveTimeout", () => {
     );
     ref.tell(250);
     ref.tell(undefined);
-    await clock.tickAsync(0);
+    await scheduler.timePasses(0);
     assert.deepEqual(seen, [250, undefined]);
   });
 
@@ -202,7 +194,7 @@ describe("context.setReceiveTimeout", () => {
     for (const bad of [0, -5, NaN, Infinity, 2 ** 31, "100", null]) {
       ref.tell(bad);
     }
-    await clock.tickAsync(0);
+    await scheduler.timePasses(0);
     assert.equal(errors.length, 7);
     assert.ok(errors.slice(0, 5).every((e) => e instanceof RangeError));
     assert.ok(errors.slice(5).every((e) => e instanceof TypeError));
@@ -217,19 +209,19 @@ describe("context.setReceiveTimeout", () => {
     const log: string[] = [];
     const ref = system.actorOf(timeoutProps(log), "stopping");
     ref.tell({ set: 100 });
-    await clock.tickAsync(10);
+    await scheduler.timePasses(10);
     system.stop(ref);
-    await clock.tickAsync(0);
-    assert.equal(clock.countTimers(), 0);
-    await clock.tickAsync(1_000);
+    await scheduler.timePasses(0);
+    assert.equal(scheduler.pendingTimers, 0);
+    await scheduler.timePasses(1_000);
     assert.deepEqual(log, []);
   });
 });
 
 describe("ReceiveTimeout set in preStart", () => {
   it("counts from the start, and a session actor can stop itself when idle", async () => {
-    const clock = installClock();
-    const system = createSystem();
+    const scheduler = new ManualScheduler();
+    const system = createSystem({ scheduler });
     try {
       const log: string[] = [];
       class Session extends Actor<string | ReceiveTimeout> {
@@ -237,21 +229,20 @@ describe("ReceiveTimeout set in preStart", () => {
           this.context.setReceiveTimeout(1_000);
         }
         onReceive(m: string | ReceiveTimeout): void {
-          log.push(`${Date.now()} ${m === ReceiveTimeout ? "idle" : m}`);
+          log.push(`${scheduler.now()} ${m === ReceiveTimeout ? "idle" : m}`);
           if (m === ReceiveTimeout) this.context.stopSelf();
         }
         override postStop(): void {
-          log.push(`${Date.now()} stopped`);
+          log.push(`${scheduler.now()} stopped`);
         }
       }
       const ref = system.actorOf(Props.create(() => new Session()), "session");
-      await clock.tickAsync(500);
+      await scheduler.timePasses(500);
       ref.tell("ping");
-      await clock.tickAsync(2_000);
+      await scheduler.timePasses(2_000);
       assert.deepEqual(log, ["500 ping", "1500 idle", "1500 stopped"]);
     } finally {
       await system.terminate();
-      clock.uninstall();
     }
   });
 });

@@ -1,11 +1,13 @@
 // Copyright 2026 the understudy authors. MIT license.
-// Specification of an actor's timers (context.timers), in fake time.
+// Specification of an actor's timers (context.timers), in virtual time: the
+// system runs on a ManualScheduler, so no global timer is faked (except in
+// the one test that needs a timer to fall due inside a synchronous handler).
 
 import { afterEach, beforeEach, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import type { ActorRef, ActorSystem } from "../../mod.ts";
+import { ManualScheduler } from "../../src/testing/manual_scheduler.ts";
 import {
-  type Clock,
   collectDeadLetters,
   createSystem,
   deferred,
@@ -30,7 +32,7 @@ interface Received {
   sender: ActorRef<unknown> | undefined;
 }
 
-/** Runs timer commands; records every other message with the fake time it arrived. */
+/** Runs timer commands; records every other message with the system's time when it arrived. */
 function timerActor(
   system: ActorSystem,
   received: Received[],
@@ -60,49 +62,51 @@ function timerActor(
         if ("hold" in m) return await m.hold;
         if ("run" in m) return m.run(a);
       }
-      received.push({ message: m, at: Date.now(), sender: a.sender });
+      received.push({
+        message: m,
+        at: a.context.system.scheduler.now(),
+        sender: a.sender,
+      });
     }),
     "timed",
   );
 }
 
 describe("context.timers", () => {
-  let clock: Clock;
+  let scheduler: ManualScheduler;
   let system: ActorSystem;
-  let start: number;
   beforeEach(() => {
-    clock = installClock();
-    system = createSystem();
-    start = Date.now();
+    scheduler = new ManualScheduler();
+    system = createSystem({ scheduler });
   });
   afterEach(async () => {
     await system.terminate();
-    clock.uninstall();
+    assert.equal(scheduler.pendingTimers, 0, "no timer left after terminate");
   });
 
-  const times = (received: Received[]) => received.map((r) => r.at - start);
+  const times = (received: Received[]) => received.map((r) => r.at);
 
   it("startSingleTimer delivers its message once, exactly after the delay, with no sender", async () => {
     const received: Received[] = [];
     const payload = { kind: "timeout" };
     const ref = timerActor(system, received);
     ref.tell({ single: "k", message: payload, delay: 100 });
-    await clock.tickAsync(99);
+    await scheduler.timePasses(99);
     assert.equal(received.length, 0);
-    await clock.tickAsync(1);
+    await scheduler.timePasses(1);
     assert.deepEqual(times(received), [100]);
     assert.equal(received[0].message, payload);
     assert.equal(received[0].sender, undefined);
-    await clock.tickAsync(1_000);
+    await scheduler.timePasses(1_000);
     assert.equal(received.length, 1);
-    assert.equal(clock.countTimers(), 0);
+    assert.equal(scheduler.pendingTimers, 0);
   });
 
   it("startTimerWithFixedDelay delivers after the initial delay, then every delay", async () => {
     const received: Received[] = [];
     const ref = timerActor(system, received);
     ref.tell({ fixed: "beat", message: "beat", delay: 100, initial: 30 });
-    await clock.tickAsync(330);
+    await scheduler.timePasses(330);
     assert.deepEqual(times(received), [30, 130, 230, 330]);
   });
 
@@ -110,7 +114,7 @@ describe("context.timers", () => {
     const received: Received[] = [];
     const ref = timerActor(system, received);
     ref.tell({ fixed: "beat", message: "beat", delay: 50 });
-    await clock.tickAsync(150);
+    await scheduler.timePasses(150);
     assert.deepEqual(times(received), [50, 100, 150]);
   });
 
@@ -121,15 +125,15 @@ describe("context.timers", () => {
     ref.tell({ isActive: "k" });
     ref.tell({ single: "k", message: "m", delay: 100 });
     ref.tell({ isActive: "k" });
-    await clock.tickAsync(100);
+    await scheduler.timePasses(100);
     ref.tell({ isActive: "k" });
     ref.tell({ single: "p", message: "m", delay: 100 });
     ref.tell({ cancel: "p" });
     ref.tell({ isActive: "p" });
     ref.tell({ fixed: "f", message: "f", delay: 10 });
-    await clock.tickAsync(25);
+    await scheduler.timePasses(25);
     ref.tell({ isActive: "f" });
-    await clock.tickAsync(0);
+    await scheduler.timePasses(0);
     assert.deepEqual(activity, [false, true, false, false, true]);
   });
 
@@ -138,12 +142,12 @@ describe("context.timers", () => {
     const ref = timerActor(system, received);
     ref.tell({ single: "k", message: "m", delay: 100 });
     ref.tell({ fixed: "f", message: "f", delay: 40 });
-    await clock.tickAsync(50);
+    await scheduler.timePasses(50);
     ref.tell({ cancel: "k" });
     ref.tell({ cancel: "f" });
-    await clock.tickAsync(1_000);
+    await scheduler.timePasses(1_000);
     assert.deepEqual(received.map((r) => r.message), ["f"]);
-    assert.equal(clock.countTimers(), 0);
+    assert.equal(scheduler.pendingTimers, 0);
   });
 
   it("a timer cancelled after it fell due, its message already queued, never delivers", async () => {
@@ -151,15 +155,15 @@ describe("context.timers", () => {
     const dead = collectDeadLetters(system);
     const ref = timerActor(system, received);
     ref.tell({ single: "k", message: "stale", delay: 100 });
-    await clock.tickAsync(0);
+    await scheduler.timePasses(0);
     const gate = deferred();
     ref.tell({ hold: gate.promise }); // keeps the actor busy
     ref.tell({ cancel: "k" }); // queued first...
-    await clock.tickAsync(100); // ...then the timer fires: its message waits behind the cancel
+    await scheduler.timePasses(100); // ...then the timer fires: its message waits behind the cancel
     assert.equal(received.length, 0);
     gate.resolve();
-    await clock.tickAsync(0);
-    await clock.tickAsync(1_000);
+    await scheduler.timePasses(0);
+    await scheduler.timePasses(1_000);
     assert.equal(received.length, 0);
     assert.equal(dead.length, 0);
   });
@@ -168,14 +172,14 @@ describe("context.timers", () => {
     const received: Received[] = [];
     const ref = timerActor(system, received);
     ref.tell({ fixed: "f", message: "tick", delay: 100 });
-    await clock.tickAsync(100);
+    await scheduler.timePasses(100);
     assert.equal(received.length, 1);
     const gate = deferred();
     ref.tell({ hold: gate.promise });
     ref.tell({ cancel: "f" });
-    await clock.tickAsync(300); // three ticks fall due while the actor is busy
+    await scheduler.timePasses(300); // three ticks fall due while the actor is busy
     gate.resolve();
-    await clock.tickAsync(1_000);
+    await scheduler.timePasses(1_000);
     assert.equal(received.length, 1);
   });
 
@@ -183,36 +187,21 @@ describe("context.timers", () => {
     const received: Received[] = [];
     const ref = timerActor(system, received);
     ref.tell({ single: "k", message: "old", delay: 100 });
-    await clock.tickAsync(0);
+    await scheduler.timePasses(0);
     const gate = deferred();
     ref.tell({ hold: gate.promise });
     ref.tell({ single: "k", message: "new", delay: 50 });
-    await clock.tickAsync(100); // "old" falls due and waits behind the replacement
+    await scheduler.timePasses(100); // "old" falls due and waits behind the replacement
     gate.resolve();
-    await clock.tickAsync(49);
+    await scheduler.timePasses(49);
     assert.equal(received.length, 0);
-    await clock.tickAsync(1);
-    assert.deepEqual(received.map((r) => [r.message, r.at - start]), [[
+    await scheduler.timePasses(1);
+    assert.deepEqual(received.map((r) => [r.message, r.at]), [[
       "new",
       150,
     ]]);
-    await clock.tickAsync(1_000);
+    await scheduler.timePasses(1_000);
     assert.equal(received.length, 1);
-  });
-
-  it("a timer cancelled in the very handler that runs when it falls due does not deliver", async () => {
-    const received: Received[] = [];
-    const ref = timerActor(system, received);
-    ref.tell({ single: "k", message: "late", delay: 100 });
-    await clock.tickAsync(0);
-    ref.tell({
-      run: (a) => {
-        clock.tick(100); // the timer falls due while this handler runs
-        a.context.timers.cancel("k");
-      },
-    });
-    await clock.tickAsync(1_000);
-    assert.equal(received.length, 0);
   });
 
   it("cancels every timer when the actor stops: nothing is delivered or left pending", async () => {
@@ -221,12 +210,12 @@ describe("context.timers", () => {
     const ref = timerActor(system, received);
     ref.tell({ single: "a", message: "a", delay: 100 });
     ref.tell({ fixed: "b", message: "b", delay: 30 });
-    await clock.tickAsync(40);
+    await scheduler.timePasses(40);
     assert.equal(received.length, 1);
     ref.tell("stop");
-    await clock.tickAsync(0);
-    assert.equal(clock.countTimers(), 0);
-    await clock.tickAsync(1_000);
+    await scheduler.timePasses(0);
+    assert.equal(scheduler.pendingTimers, 0);
+    await scheduler.timePasses(1_000);
     assert.equal(received.length, 1);
     assert.equal(dead.length, 0);
   });
@@ -236,16 +225,16 @@ describe("context.timers", () => {
     const ref = timerActor(system, received);
     ref.tell({ single: "a", message: "a", delay: 100 });
     ref.tell({ fixed: "b", message: "b", delay: 30 });
-    await clock.tickAsync(40);
+    await scheduler.timePasses(40);
     assert.equal(received.length, 1);
     ref.tell("fail");
-    await clock.tickAsync(0);
-    assert.equal(clock.countTimers(), 0);
-    await clock.tickAsync(1_000);
+    await scheduler.timePasses(0);
+    assert.equal(scheduler.pendingTimers, 0);
+    await scheduler.timePasses(1_000);
     assert.equal(received.length, 1);
     // The restarted actor has fresh timers.
     ref.tell({ single: "a", message: "again", delay: 10 });
-    await clock.tickAsync(10);
+    await scheduler.timePasses(10);
     assert.deepEqual(received.map((r) => r.message), ["b", "again"]);
   });
 
@@ -253,13 +242,13 @@ describe("context.timers", () => {
     const received: Received[] = [];
     const ref = timerActor(system, received);
     ref.tell({ single: "k", message: "before restart", delay: 100 });
-    await clock.tickAsync(0);
+    await scheduler.timePasses(0);
     const gate = deferred();
     ref.tell({ hold: gate.promise });
     ref.tell("fail");
-    await clock.tickAsync(100); // the tick waits behind "fail"
+    await scheduler.timePasses(100); // the tick waits behind "fail"
     gate.resolve();
-    await clock.tickAsync(1_000);
+    await scheduler.timePasses(1_000);
     assert.equal(received.length, 0);
   });
 
@@ -308,7 +297,7 @@ describe("context.timers", () => {
         }
       },
     });
-    await clock.tickAsync(0);
+    await scheduler.timePasses(0);
     assert.equal(errors.length, attempts.length + 1);
     attempts.forEach(([shown], i) => {
       const error = errors[i] as Error;
@@ -328,6 +317,33 @@ describe("context.timers", () => {
     assert.ok(zero instanceof RangeError);
     assert.match(zero.message, /"delayMs" must be > 0.*\(got 0\)/);
     assert.match(String(errors[6]), /"initialDelayMs"/);
-    assert.equal(clock.countTimers(), 0);
+    assert.equal(scheduler.pendingTimers, 0);
+  });
+});
+
+// A timer that falls due while a handler runs synchronously needs time moved
+// from inside that handler: a ManualScheduler moves only when awaited, so
+// this one test fakes the global clock and the system uses the host's timers.
+describe("context.timers, time moved inside a handler", () => {
+  it("a timer cancelled in the very handler that runs when it falls due does not deliver", async () => {
+    const clock = installClock();
+    const system = createSystem();
+    try {
+      const received: Received[] = [];
+      const ref = timerActor(system, received);
+      ref.tell({ single: "k", message: "late", delay: 100 });
+      await clock.tickAsync(0);
+      ref.tell({
+        run: (a) => {
+          clock.tick(100); // the timer falls due while this handler runs
+          a.context.timers.cancel("k");
+        },
+      });
+      await clock.tickAsync(1_000);
+      assert.equal(received.length, 0);
+    } finally {
+      await system.terminate();
+      clock.uninstall();
+    }
   });
 });

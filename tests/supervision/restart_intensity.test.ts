@@ -2,7 +2,8 @@
 // Specification of restart intensity (onLimitExceeded): once a strategy's
 // maxRetries within withinTimeRangeMs is exceeded, the child is stopped
 // (Akka, the default) or the supervisor gives up itself and escalates to
-// its own parent (OTP).
+// its own parent (OTP). In virtual time: the systems run on a ManualScheduler,
+// whose clock is also what the restart window is measured with.
 
 import { afterEach, beforeEach, describe, it } from "node:test";
 import assert from "node:assert/strict";
@@ -23,12 +24,8 @@ import {
   RestartLimitExceeded,
   RestForOneStrategy,
 } from "../../src/supervision/strategy.ts";
-import {
-  type Clock,
-  collect,
-  createSystem,
-  installClock,
-} from "../runtime/_helpers.ts";
+import { ManualScheduler } from "../../src/testing/manual_scheduler.ts";
+import { collect, createSystem } from "../runtime/_helpers.ts";
 
 /** Fails on "fail"; counts "inc"; answers "get". Logs its starts. */
 class Worker extends Actor<string> {
@@ -113,17 +110,15 @@ function limited(
 }
 
 describe("onLimitExceeded", () => {
-  let clock: Clock;
+  let scheduler: ManualScheduler;
   let system: ActorSystem;
   beforeEach(() => {
-    clock = installClock();
-    system = createSystem();
+    scheduler = new ManualScheduler();
+    system = createSystem({ scheduler });
   });
   afterEach(async () => {
-    const done = system.terminate();
-    await clock.runAllAsync();
-    await done;
-    clock.uninstall();
+    await system.terminate();
+    assert.equal(scheduler.pendingTimers, 0, "no timer left after terminate");
   });
 
   function tree(
@@ -143,14 +138,14 @@ describe("onLimitExceeded", () => {
   async function failTimes(root: ActorRef<string>, n: number, who = "worker") {
     for (let i = 0; i < n; i++) {
       root.tell(`${who}>fail`);
-      await clock.tickAsync(10);
+      await scheduler.timePasses(10);
     }
   }
 
   it('by default ("stop-child") stops the child once the limit is exceeded; the supervisor goes on', async () => {
     const stopped = collect(system, ActorStopped);
     const { root, seen, journal } = tree(limited(undefined));
-    await clock.tickAsync(0);
+    await scheduler.timePasses(0);
     await failTimes(root, 3);
     assert.deepEqual(seen, []); // the grandparent was never asked
     assert.deepEqual(stopped.map((e) => e.ref.path), [
@@ -165,7 +160,7 @@ describe("onLimitExceeded", () => {
   it('"escalate": the supervisor fails with RestartLimitExceeded, and the grandparent\'s strategy decides', async () => {
     const restarted = collect(system, ActorRestarted);
     const { root, seen, journal } = tree(limited("escalate"));
-    await clock.tickAsync(0);
+    await scheduler.timePasses(0);
     await failTimes(root, 2);
     assert.deepEqual(seen, []); // two restarts are within the limit
     await failTimes(root, 1);
@@ -195,7 +190,7 @@ describe("onLimitExceeded", () => {
   it('"escalate" with a grandparent that stops: supervisor and child stop', async () => {
     const stopped = collect(system, ActorStopped);
     const { root, seen } = tree(limited("escalate"), "stop");
-    await clock.tickAsync(0);
+    await scheduler.timePasses(0);
     await failTimes(root, 3);
     assert.equal(seen.length, 1);
     assert.deepEqual(stopped.map((e) => e.ref.path), [
@@ -207,7 +202,7 @@ describe("onLimitExceeded", () => {
   it('"escalate" is reported as the child\'s failure with directive "escalate"', async () => {
     const failed = collect(system, ActorFailed);
     const { root } = tree(limited("escalate", 0));
-    await clock.tickAsync(0);
+    await scheduler.timePasses(0);
     await failTimes(root, 1);
     assert.deepEqual(
       failed.map((e) => [e.ref.path, e.directive]),
@@ -220,10 +215,10 @@ describe("onLimitExceeded", () => {
 
   it("failures spread beyond the window never exceed the limit", async () => {
     const { root, seen } = tree(limited("escalate", 2, 1_000));
-    await clock.tickAsync(0);
+    await scheduler.timePasses(0);
     for (let i = 0; i < 6; i++) {
       root.tell("worker>fail");
-      await clock.tickAsync(600); // at most two failures in any 1000 ms
+      await scheduler.timePasses(600); // at most two failures in any 1000 ms
     }
     assert.deepEqual(seen, []);
   });
@@ -248,15 +243,15 @@ describe("onLimitExceeded", () => {
           )
         ),
       );
-      await clock.tickAsync(0);
+      await scheduler.timePasses(0);
       root.tell("b>inc");
       root.tell("a>fail");
-      await clock.tickAsync(10);
+      await scheduler.timePasses(10);
       assert.equal(seen.length, 1, Strategy.name);
       assert.ok(seen[0] instanceof RestartLimitExceeded);
       // Resumed by the grandparent: the same instances, state kept.
       root.tell("b>inc");
-      await clock.tickAsync(10);
+      await scheduler.timePasses(10);
       assert.equal(
         journal.filter((l) => l.startsWith("start")).length,
         3,
@@ -268,6 +263,7 @@ describe("onLimitExceeded", () => {
   it('at the top of the tree (the guardian\'s strategy) means "stop-child"', async () => {
     const guarded = createSystem({
       guardianStrategy: limited("escalate", 1),
+      scheduler,
     });
     try {
       const stopped = collect(guarded, ActorStopped);
@@ -278,7 +274,7 @@ describe("onLimitExceeded", () => {
       );
       worker.tell("fail");
       worker.tell("fail");
-      await clock.tickAsync(10);
+      await scheduler.timePasses(10);
       assert.deepEqual(stopped.map((e) => e.ref.path), ["/user/worker"]);
       // The system goes on.
       const other = guarded.actorOf(
@@ -287,12 +283,10 @@ describe("onLimitExceeded", () => {
       );
       other.tell("inc");
       const count = other.ask<number>("get");
-      await clock.tickAsync(0);
+      await scheduler.timePasses(0);
       assert.equal(await count, 1);
     } finally {
-      const done = guarded.terminate();
-      await clock.runAllAsync();
-      await done;
+      await guarded.terminate();
     }
   });
 

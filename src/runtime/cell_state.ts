@@ -1,0 +1,124 @@
+// Copyright 2026 the understudy authors. MIT license.
+// This module is browser compatible.
+
+/**
+ * What a cell is made of, for the cell (`actor_cell.ts`) and the features
+ * that attach to it (`stash.ts`, `receive_timeout.ts`, `in_flight.ts`): its
+ * lifecycle states and flags, the markers its `currentMessage` slot can
+ * hold, and the per-cell state most actors never need ({@linkcode CellExtras}).
+ * Internal to the runtime.
+ *
+ * @module
+ */
+
+import type { Behavior } from "./actor.ts";
+import type { ActorCell } from "./actor_cell.ts";
+import type { Children } from "./children.ts";
+import type { Logger } from "./logging.ts";
+import type { Mailbox } from "./mailbox.ts";
+import type { ActorTimers } from "./timers.ts";
+import type { DeathWatch } from "./watch.ts";
+import type { RestartStatistics } from "../supervision/strategy.ts";
+
+// Lifecycle states, in order: a state >= SUSPENDED processes no messages.
+export const NEW = 0;
+export const STARTING = 1;
+export const RUNNING = 2;
+export const SUSPENDED = 3;
+export const STOPPING = 4;
+export const STOPPED = 5;
+
+// Flags, independent of the state.
+export const SCHEDULED = 1; // in the dispatcher's ready queue
+export const BUSY = 2; // an async preStart or onReceive is in flight
+export const STOP_REQUESTED = 4; // stop once the message in flight is done
+export const RESTART_PENDING = 8; // restart once the children being stopped are gone
+export const AWAITING_PARENT = 16; // suspended after escalating; follows the parent's fate
+export const HANDED = 32; // the next message waits in currentMessage/currentSender, ahead of the mailbox
+export const POST_STOP_CALLED = 64; // postStop has run or is running: never call it twice
+export const HELD = 128; // restarted with a group: starts once the sibling before it has begun to start
+export const RECEIVE_TIMEOUT = 256; // a receive timeout is set: messages note their arrival
+export const TIMER_TURN = 512; // the turn under way handles a timer's message (no activity for the receive timeout)
+
+/**
+ * Marks a failure that happened outside any message (in start or restart);
+ * as `currentMessage`, it means no turn is under way.
+ */
+export const NO_MESSAGE: unique symbol = Symbol("no message");
+/** `currentMessage` after `stash()` took it: it is not this turn's to lose. */
+export const STASHED: unique symbol = Symbol("stashed");
+/** `currentMessage` after `stash()` overflowed: already a dead letter. */
+export const STASH_OVERFLOWED: unique symbol = Symbol("stash overflowed");
+
+/**
+ * Whether a hook's result is to be awaited. Reading `then` is user code (a
+ * getter, a Proxy), so it may throw: that is the hook's failure, reported
+ * by the caller's `catch`.
+ */
+export function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return value !== undefined && value !== null &&
+    (typeof value === "object" || typeof value === "function") &&
+    typeof (value as PromiseLike<unknown>).then === "function";
+}
+
+/**
+ * Runs `onFulfilled` or `onRejected` once `result` settles. Through
+ * `Promise.resolve`, a hostile thenable (a `then` that throws, calls back
+ * twice, or never calls back) can only reject or stay pending: it never
+ * throws into the runtime, and one callback runs at most once.
+ */
+export function whenSettled(
+  result: PromiseLike<unknown>,
+  onFulfilled: () => void,
+  onRejected: (error: unknown) => void,
+): void {
+  Promise.resolve(result).then(onFulfilled, onRejected);
+}
+
+/**
+ * An async handler or start hook in flight. The cell keeps the one it
+ * waits for; the settlement of any other (abandoned at a stop, or left
+ * behind by a restart) is stale.
+ */
+export interface InFlight {
+  readonly message: unknown;
+  readonly sender: unknown;
+  /** The cell gave up on it (and dead-lettered its message). */
+  abandoned: boolean;
+  /** Left behind by a restart: abandons it after the shutdown timeout. */
+  timer: unknown;
+}
+
+/** Per-cell state most actors never need, allocated on first use to keep idle actors small. */
+export class CellExtras {
+  deathWatch: DeathWatch | undefined = undefined;
+  /** The handler installed by `become`; `undefined` means `onReceive`. */
+  behavior: Behavior<never> | undefined = undefined;
+  behaviorStack: (Behavior<never> | undefined)[] | undefined = undefined;
+  stash: Mailbox | undefined = undefined;
+  timers: ActorTimers | undefined = undefined;
+  logger: Logger | undefined = undefined;
+  /** Classic and typed restart limits: restarts granted in the current window. */
+  restartStats: RestartStatistics | undefined = undefined;
+  /** What the failure handling keeps across restarts (see `Supervised.supervisionState`). */
+  supervisionState: unknown = undefined;
+  /** While a typed backoff waits to restart: how many messages may wait; -1 otherwise. */
+  restartCapacity = -1;
+  /** Live children, in creation order. */
+  children: Children<ActorCell<never>> | undefined = undefined;
+  generatedNames = 0;
+  /** Why the next start is a restart; NO_MESSAGE for a first start. */
+  restartReason: unknown = NO_MESSAGE;
+  /** The async hook or handler the cell waits for (with the BUSY flag). */
+  inFlight: InFlight | undefined = undefined;
+  /** Async handlers of replaced instances, not settled yet: each still owes its message an outcome. */
+  leftBehind: Set<InFlight> | undefined = undefined;
+  /** Bounds a stop's wait for the handler in flight or for `postStop`. */
+  stopTimer: unknown = undefined;
+  /** Siblings restarted after this one in a group restart, HELD until it begins to start. */
+  heldBehind: ActorCell<never>[] | undefined = undefined;
+  /** The receive timeout (with the RECEIVE_TIMEOUT flag), in milliseconds. */
+  receiveTimeoutMs = 0;
+  /** When the last message (not a timer's) arrived, with the RECEIVE_TIMEOUT flag. */
+  lastMessageAt = 0;
+}

@@ -1,0 +1,179 @@
+// Copyright 2026 the understudy authors. MIT license.
+// This module is browser compatible.
+
+/**
+ * What happens to an async handler or hook still in flight when its actor
+ * restarts or stops, so that every message gets one outcome and no stop
+ * waits forever. A restart leaves the replaced instance's handler behind: it
+ * may still settle (a rejection is then a dead letter), and after the
+ * shutdown timeout, or when the actor stops, it is abandoned and its message
+ * becomes a dead letter. A stop waits for the handler in flight and for an
+ * async `postStop`, together at most the shutdown timeout (the stop timer),
+ * then abandons them with an `ActorStopTimedOut` event. Internal to the
+ * runtime; the cell calls these.
+ *
+ * @module
+ */
+
+import type { ActorCell } from "./actor_cell.ts";
+import type { ActorRef } from "./actor_ref.ts";
+import {
+  BUSY,
+  type InFlight,
+  NO_MESSAGE,
+  STASH_OVERFLOWED,
+  STASHED,
+} from "./cell_state.ts";
+import { ActorStopTimedOut } from "./event_stream.ts";
+import { describeError } from "../validation.ts";
+
+/** What a stop waited for when its shutdown timeout passed. */
+type StopWait = ActorStopTimedOut["waitingFor"];
+
+/**
+ * A restart replaces an instance whose async handler is in flight: keeps
+ * it, abandoning it after the shutdown timeout.
+ */
+export function leaveBehind(cell: ActorCell<never>, inFlight: InFlight): void {
+  if (inFlight.message === NO_MESSAGE) return; // a start hook owes nothing
+  const leftBehind = cell.ensureExtras().leftBehind ??= new Set();
+  leftBehind.add(inFlight);
+  const timeoutMs = cell.shutdownTimeoutMs;
+  inFlight.timer = cell.core.scheduler.setTimeout(() => {
+    inFlight.timer = undefined;
+    abandonLeftBehind(
+      cell,
+      inFlight,
+      `abandoned: a restart replaced its handler, which did not settle within the ${timeoutMs} ms shutdown timeout`,
+    );
+  }, timeoutMs);
+}
+
+/** A left-behind handler settled: forget it, and its timer. */
+export function leftBehindSettled(
+  cell: ActorCell<never>,
+  inFlight: InFlight,
+): void {
+  if (cell.extras?.leftBehind?.delete(inFlight)) {
+    cell.core.scheduler.clearTimeout(inFlight.timer);
+    inFlight.timer = undefined;
+  }
+}
+
+/** Gives up on a left-behind handler: its message becomes a dead letter. */
+export function abandonLeftBehind(
+  cell: ActorCell<never>,
+  inFlight: InFlight,
+  reason: string,
+): void {
+  leftBehindSettled(cell, inFlight);
+  if (inFlight.abandoned) return;
+  inFlight.abandoned = true;
+  cell.core.deadLetter(inFlight.message, inFlight.sender, cell, reason);
+}
+
+/** The actor stopped: every handler still left behind is abandoned. */
+export function abandonAllLeftBehind(cell: ActorCell<never>): void {
+  const leftBehind = cell.extras?.leftBehind;
+  if (leftBehind === undefined) return;
+  for (const inFlight of leftBehind) {
+    abandonLeftBehind(
+      cell,
+      inFlight,
+      "abandoned: the actor stopped while a replaced instance's handler was in flight",
+    );
+  }
+}
+
+/** An async handler of a replaced instance rejected: its message is still owed an outcome. */
+export function staleFailure(
+  cell: ActorCell<never>,
+  error: unknown,
+  message: unknown,
+  sender: unknown,
+): void {
+  if (message !== NO_MESSAGE) {
+    cell.core.deadLetter(
+      message,
+      sender,
+      cell,
+      `processing failed after the actor was restarted: ${
+        describeError(error)
+      }`,
+    );
+  }
+  cell.logError("a replaced instance failed", error);
+}
+
+/**
+ * Bounds what a stop waits for: the async hook or handler in flight, then
+ * `postStop`, together at most the shutdown timeout. One timer per stop
+ * that has something to wait for; an ordinary stop arms none.
+ */
+export function armStopTimer(cell: ActorCell<never>): void {
+  const extras = cell.ensureExtras();
+  if (extras.stopTimer !== undefined) return;
+  const timeoutMs = cell.shutdownTimeoutMs;
+  extras.stopTimer = cell.core.scheduler.setTimeout(() => {
+    extras.stopTimer = undefined;
+    cell.stopTimedOut(timeoutMs);
+  }, timeoutMs);
+}
+
+/** The stop no longer waits: clears its timer. */
+export function clearStopTimer(cell: ActorCell<never>): void {
+  const extras = cell.extras;
+  if (extras !== undefined && extras.stopTimer !== undefined) {
+    cell.core.scheduler.clearTimeout(extras.stopTimer);
+    extras.stopTimer = undefined;
+  }
+}
+
+/** Gives up on the async hook or handler in flight; its message becomes a dead letter. */
+export function abandonInFlight(
+  cell: ActorCell<never>,
+  timeoutMs: number,
+): void {
+  const extras = cell.extras!;
+  const inFlight = extras.inFlight!;
+  extras.inFlight = undefined;
+  inFlight.abandoned = true;
+  cell.flags &= ~BUSY;
+  const current = cell.currentMessage;
+  cell.currentMessage = NO_MESSAGE;
+  cell.currentSender = undefined;
+  if (inFlight.message === NO_MESSAGE) {
+    reportTimedOut(cell, "start", timeoutMs);
+    return;
+  }
+  if (current !== STASHED && current !== STASH_OVERFLOWED) {
+    cell.core.deadLetter(
+      inFlight.message,
+      inFlight.sender,
+      cell,
+      `abandoned: its handler did not settle within the ${timeoutMs} ms shutdown timeout`,
+    );
+  }
+  reportTimedOut(cell, "handler", timeoutMs);
+}
+
+/** A warning and an {@linkcode ActorStopTimedOut} event. */
+export function reportTimedOut(
+  cell: ActorCell<never>,
+  waitingFor: StopWait,
+  timeoutMs: number,
+): void {
+  cell.log.warn(
+    `stop did not wait longer than ${timeoutMs} ms for its ${waitingFor}; abandoned it`,
+  );
+  const events = cell.core.eventStream;
+  if (events.hasSubscribers) {
+    events.publish(
+      new ActorStopTimedOut(
+        cell as unknown as ActorRef<never>,
+        waitingFor,
+        timeoutMs,
+      ),
+    );
+  }
+}

@@ -1,0 +1,77 @@
+// Copyright 2026 the understudy authors. MIT license.
+// This module is browser compatible.
+
+/**
+ * The turn's own state that an actor can change: `become` (the handler of
+ * the next messages) and `stash` (put the current message aside, to be
+ * delivered again by `unstashAll`). The cell calls these for
+ * `context.become`, `context.stash()` and the like. Internal to the runtime.
+ *
+ * @module
+ */
+
+import type { Behavior } from "./actor.ts";
+import type { ActorCell } from "./actor_cell.ts";
+import { HANDED, NO_MESSAGE, STASH_OVERFLOWED, STASHED } from "./cell_state.ts";
+import { Mailbox } from "./mailbox.ts";
+import { describeValue } from "../validation.ts";
+
+/** `context.become`: `behavior` handles the next messages. */
+export function become(
+  cell: ActorCell<never>,
+  behavior: Behavior<never>,
+  options: { discardOld?: boolean },
+): void {
+  if (typeof behavior !== "function") {
+    throw new TypeError(
+      `Cannot become: "behavior" must be a function handling one message (got ${
+        describeValue(behavior)
+      })`,
+    );
+  }
+  const extras = cell.ensureExtras();
+  if (options.discardOld === false) {
+    (extras.behaviorStack ??= []).push(extras.behavior);
+  }
+  extras.behavior = behavior;
+}
+
+/** `context.unbecome`: back to the behaviour before the last `become`. */
+export function unbecome(cell: ActorCell<never>): void {
+  const extras = cell.extras;
+  if (extras === undefined) return;
+  extras.behavior = extras.behaviorStack?.pop();
+}
+
+/**
+ * `context.stash()`: puts the message of the turn under way aside, once per
+ * turn. `false` (and a dead letter) when the stash is full.
+ */
+export function stash(cell: ActorCell<never>): boolean {
+  const message = cell.currentMessage;
+  // A second stash() in the same turn changes nothing.
+  if (message === STASHED) return true;
+  if (message === STASH_OVERFLOWED) return false;
+  if (message === NO_MESSAGE || (cell.flags & HANDED) !== 0) {
+    throw new TypeError(
+      `Cannot stash in ${cell.path}: no message is being processed (call stash() while handling one, in onReceive or a become behavior)`,
+    );
+  }
+  const stashed = cell.ensureExtras().stash ??= new Mailbox();
+  if (stashed.size >= cell.props.stashCapacity) {
+    cell.core.deadLetter(message, cell.currentSender, cell, "stash overflow");
+    cell.currentMessage = STASH_OVERFLOWED;
+    return false;
+  }
+  stashed.push(message, cell.currentSender);
+  cell.currentMessage = STASHED;
+  return true;
+}
+
+/** `context.unstashAll()`: the stashed messages go back ahead of the mailbox, in order. */
+export function unstashAll(cell: ActorCell<never>): void {
+  const stashed = cell.extras?.stash;
+  if (stashed === undefined || stashed.size === 0) return;
+  (cell.mailbox ??= new Mailbox()).prependAll(stashed);
+  cell.scheduleIfRunnable();
+}
