@@ -828,7 +828,10 @@ function methods(results) {
     } of the same workload in the same process. ` +
     "**Each workload of each implementation on each runtime runs in its own fresh process**, one process at a time, " +
     "so heaps, JIT state and leftover timers never mix. Times are `performance.now()` around the measured part only " +
-    "(setup such as spawning the fan-out targets is not timed). Heap figures are the change in `heapUsed` across the " +
+    "(setup such as spawning the fan-out targets is not timed). No GC is forced between runs: a full collection " +
+    "frees the previous run's objects, V8 then discards the optimised code that referred to them (Node's own " +
+    "`queueMicrotask` and xstate's mailbox included), and every run would re-optimise inside its timed part. " +
+    "Heap figures are the change in `heapUsed` across the " +
     "measured part with forced full GCs before both readings (`--expose-gc` under Node, `--v8-flags=--expose-gc` " +
     "under Deno, `Bun.gc(true)` under Bun, where the figure is JavaScriptCore's heap size), divided by the count. " +
     `Our library runs under Node ${v.node} (bundled by esbuild ${v.esbuild}), Deno ${v.deno} (V8 ${v.denoV8}) and ` +

@@ -419,8 +419,12 @@ async function main() {
     job.wallMs = Date.now() - t0;
     job.date = new Date(t0).toISOString();
     job.revision = measured;
-    job.command = [relative(root, command) || command, ...args].join(" ")
-      .replace(process.execPath, "node").split(`${root}/`).join("");
+    job.command = [
+      command === process.execPath
+        ? "node"
+        : relative(root, command) || command,
+      ...args,
+    ].join(" ").split(`${root}/`).join("");
     if (out.timedOut) {
       Object.assign(job, {
         status: "error",

@@ -119,9 +119,19 @@ function emit(result: unknown): void {
 
 /**
  * Runs the workload named on the command line: `warmup` unrecorded runs
- * (of `warm-up n`, default `n`), then `runs` recorded ones of `n`, a forced
- * GC and a turn of the event loop before each. Exits the process when
- * done (some peers leave timers behind).
+ * (of `warm-up n`, default `n`), then `runs` recorded ones of `n`, a turn
+ * of the event loop before each. Exits the process when done (some peers
+ * leave timers behind).
+ *
+ * No forced GC between runs: a full collection frees the previous run's
+ * actors, and V8 then throws away the optimised code that embedded them
+ * ("weak objects"), Node's own `queueMicrotask` and xstate's mailbox
+ * included, so every measured run would re-optimise inside its timed
+ * part. On a loaded machine, where the compiler thread waits for a core,
+ * that made the bench's Node figures 1.3 to 4 times slower than an
+ * unbundled program's (bench/reference/check.mjs shows the two side by
+ * side). Workloads that measure the heap force their own collections
+ * around what they measure.
  */
 export async function main(workloads: Record<string, Workload>): Promise<void> {
   const [name, nText, warmupText, runsText, warmupNText] = args();
@@ -139,7 +149,6 @@ export async function main(workloads: Record<string, Workload>): Promise<void> {
   const samples: Sample[] = [];
   try {
     for (let i = 0; i < warmup + runs; i++) {
-      gc();
       await tick();
       const sample = await workload(i < warmup ? warmupN : n);
       if (i >= warmup) samples.push(sample);

@@ -7,6 +7,17 @@
  * @module
  */
 
+import { Notice } from "./mailbox.ts";
+
+/**
+ * The class of the one {@linkcode PoisonPill}: a runtime notice, so a turn
+ * taking it out of the mailbox knows it by its type, at no cost to other
+ * messages. Internal.
+ */
+class PoisonPillNotice extends Notice implements PoisonPill {
+  readonly kind = "PoisonPill" as const;
+}
+
 /**
  * The type of {@linkcode PoisonPill}.
  *
@@ -48,4 +59,4 @@ export interface PoisonPill {
  * await system.terminate();
  * ```
  */
-export const PoisonPill: PoisonPill = { kind: "PoisonPill" };
+export const PoisonPill: PoisonPill = /* @__PURE__ */ new PoisonPillNotice();
