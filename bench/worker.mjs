@@ -1,0 +1,209 @@
+// Copyright 2026 the understudy authors. MIT license.
+
+/**
+ * The worker transport's bench: `node bench/worker.mjs [--quick]`.
+ *
+ * Bundles bench/worker/bench_main.ts and bench_worker.ts with esbuild into
+ * .build/bench-worker/, then runs them in Node (worker_threads with a
+ * MessageChannel's ports), Deno and Bun (module Workers) and, if a Chromium
+ * is found (scripts/lib/chromium.mjs), a Chromium page with a module
+ * worker. Each runtime measures, in one process and interleaved, medians of
+ * 5 runs of: one-way streaming (understudy `tell` to an actor in the
+ * worker vs a raw loop of one `postMessage` per message) and ping-pong
+ * (understudy `ask` vs a raw `postMessage` round trip vs a Comlink call).
+ * Prints a Markdown table with the ratios against the targets (streaming
+ * ≥ 3× raw, ping-pong ≥ 1× Comlink) and writes bench/results/worker.json.
+ * `runWorkerBench({ quick })` does the same for `npm run bench`.
+ */
+
+import { spawn } from "node:child_process";
+import { createServer } from "node:http";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { extname, join } from "node:path";
+import { pathToFileURL } from "node:url";
+import * as esbuild from "esbuild";
+import { BIN, ROOT } from "../scripts/lib/util.mjs";
+import { LAUNCH_ARGS, locateChromium } from "../scripts/lib/chromium.mjs";
+
+const OUT = join(ROOT, ".build", "bench-worker");
+const RUNTIME_TIMEOUT_MS = 10 * 60_000;
+
+async function build() {
+  mkdirSync(OUT, { recursive: true });
+  for (const name of ["bench_main", "bench_worker"]) {
+    await esbuild.build({
+      absWorkingDir: ROOT,
+      entryPoints: [join(ROOT, "bench", "worker", `${name}.ts`)],
+      outfile: join(OUT, `${name}.mjs`),
+      bundle: true,
+      format: "esm",
+      platform: "neutral",
+      mainFields: ["module", "main"],
+      external: ["node:*"],
+      target: "es2022",
+      logLevel: "silent",
+    });
+  }
+}
+
+function parse(output) {
+  const line = output.split("\n").find((l) => l.startsWith("@@WORKER "));
+  if (!line) throw new Error(`no result in:\n${output.slice(-2000)}`);
+  return JSON.parse(line.slice("@@WORKER ".length));
+}
+
+function runProcess(runtime, quick) {
+  const entry = join(OUT, `run_${runtime}.mjs`);
+  const args = {
+    quick,
+    workerUrl: pathToFileURL(join(OUT, "bench_worker.mjs")).href,
+  };
+  writeFileSync(
+    entry,
+    `globalThis.__workerBenchArgs = ${JSON.stringify(args)};\n` +
+      `await import("./bench_main.mjs");\n`,
+  );
+  const command = runtime === "node"
+    ? [BIN.node, [entry]]
+    : runtime === "deno"
+    ? [BIN.deno, ["run", "-A", "--no-check", entry]]
+    : [BIN.bun, [entry]];
+  return new Promise((resolve, reject) => {
+    const child = spawn(command[0], command[1], {
+      cwd: ROOT,
+      env: { ...process.env, NO_COLOR: "1", DENO_NO_UPDATE_CHECK: "1" },
+    });
+    let output = "";
+    child.stdout.on("data", (d) => (output += d));
+    child.stderr.on("data", (d) => (output += d));
+    const timer = setTimeout(() => child.kill(), RUNTIME_TIMEOUT_MS);
+    child.on("close", (code) => {
+      clearTimeout(timer);
+      try {
+        resolve(parse(output));
+      } catch (error) {
+        reject(new Error(`${runtime} exited ${code}: ${error.message}`));
+      }
+    });
+  });
+}
+
+async function runChromium(quick) {
+  const executablePath = locateChromium().path;
+  if (!executablePath) return undefined;
+  const server = createServer((req, res) => {
+    const path = join(OUT, new URL(req.url, "http://x").pathname);
+    try {
+      const body = req.url === "/"
+        ? "<!doctype html><title>worker bench</title>"
+        : readFileSync(path);
+      res.writeHead(200, {
+        "content-type": extname(path) === ".mjs"
+          ? "text/javascript"
+          : "text/html",
+      });
+      res.end(body);
+    } catch {
+      res.writeHead(404).end();
+    }
+  });
+  await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const base = `http://127.0.0.1:${server.address().port}`;
+  const { chromium } = await import("playwright-core");
+  const browser = await chromium.launch({ executablePath, args: LAUNCH_ARGS });
+  try {
+    const page = await browser.newPage();
+    const done = new Promise((resolve) =>
+      page.exposeFunction("__workerBenchDone", resolve)
+    );
+    await page.goto(`${base}/`);
+    await page.addScriptTag({
+      type: "module",
+      content: `globalThis.__workerBenchArgs = ${
+        JSON.stringify({ quick, workerUrl: `${base}/bench_worker.mjs` })
+      };\nawait import("${base}/bench_main.mjs");`,
+    });
+    let timer;
+    const line = await Promise.race([
+      done,
+      new Promise((_, reject) => {
+        timer = setTimeout(
+          () => reject(new Error("Chromium timed out")),
+          RUNTIME_TIMEOUT_MS,
+        );
+      }),
+    ]).finally(() => clearTimeout(timer));
+    return parse(line);
+  } finally {
+    await browser.close();
+    server.close();
+  }
+}
+
+const fmt = (n) => Math.round(n).toLocaleString("en-US");
+const ratio = (a, b) => `${(a / b).toFixed(2)}×`;
+
+function table(results) {
+  const rows = [
+    "| runtime | stream: understudy tell/s | stream: raw postMessage/s | ratio (target ≥ 3×) | ping-pong: understudy ask/s | Comlink call/s | raw round trip/s | ratio vs Comlink (target ≥ 1×) |",
+    "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+  ];
+  for (const [runtime, r] of Object.entries(results)) {
+    if (r.error) {
+      rows.push(`| ${runtime} | ${r.error} | | | | | | |`);
+      continue;
+    }
+    const x = r.results;
+    rows.push(
+      `| ${runtime} | ${fmt(x.actorStream)} | ${fmt(x.rawStream)} | ${
+        ratio(x.actorStream, x.rawStream)
+      } | ${fmt(x.actorPingPong)} | ${fmt(x.comlinkPingPong)} | ${
+        fmt(x.rawPingPong)
+      } | ${ratio(x.actorPingPong, x.comlinkPingPong)} |`,
+    );
+  }
+  return rows.join("\n");
+}
+
+/**
+ * Runs the bench in every runtime found; returns the Markdown table and
+ * the raw results (also written to bench/results/worker.json).
+ */
+export async function runWorkerBench({ quick = false } = {}) {
+  await build();
+  const results = {};
+  for (const runtime of ["node", "deno", "bun"]) {
+    try {
+      results[runtime] = await runProcess(runtime, quick);
+    } catch (error) {
+      results[runtime] = { error: String(error.message).split("\n")[0] };
+    }
+  }
+  try {
+    const chromium = await runChromium(quick);
+    results.chromium = chromium ?? { error: "no Chromium found" };
+  } catch (error) {
+    results.chromium = { error: String(error.message).split("\n")[0] };
+  }
+  const markdown = table(results);
+  mkdirSync(join(ROOT, "bench", "results"), { recursive: true });
+  writeFileSync(
+    join(ROOT, "bench", "results", "worker.json"),
+    JSON.stringify(
+      { quick, date: new Date().toISOString(), results },
+      null,
+      2,
+    ) + "\n",
+  );
+  return { markdown, results };
+}
+
+if (
+  process.argv[1] !== undefined &&
+  import.meta.url === pathToFileURL(process.argv[1]).href
+) {
+  const { markdown } = await runWorkerBench({
+    quick: process.argv.includes("--quick"),
+  });
+  console.log(markdown);
+}

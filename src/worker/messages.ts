@@ -1,0 +1,141 @@
+// Copyright 2026 the understudy authors. MIT license.
+// This module is browser compatible.
+
+/**
+ * The messages of the worker transport: the public `SpawnInWorker` command,
+ * the error a dead worker's actor fails with, and the internal messages
+ * between the gate, the remote refs and the actor that owns the worker.
+ *
+ * @module
+ */
+
+import type { ActorRef } from "../runtime/actor_ref.ts";
+import { ACTOR_NAME_PATTERN, describeValue, fail } from "../validation.ts";
+
+/** The gate's name for the child that carries messages to the worker. */
+export const LINK_NAME = "~link";
+
+/**
+ * Spawns an actor in the worker from a factory the worker registered with
+ * `serveWorker`, and answers with a ref to it (ask it of the ref that
+ * `workerProps` made). The actor is spawned again in every new worker after
+ * a crash, until it stops by itself. Spawning a name that exists with the
+ * same factory answers the same ref; with another factory, a `TypeError`.
+ *
+ * @example Usage
+ * ```ts no-run: needs a worker script
+ * import { type ActorRef, ActorSystem } from "@understudy/core";
+ * import { SpawnInWorker, workerProps } from "@understudy/core/worker";
+ *
+ * const system = ActorSystem.create("app");
+ * const worker = system.actorOf(
+ *   workerProps({ create: () => new Worker(new URL("./worker.ts", import.meta.url), { type: "module" }) }),
+ *   "worker",
+ * );
+ * const counter = await worker.ask<ActorRef<"inc">>(new SpawnInWorker("counter", "Counter"));
+ * counter.tell("inc");
+ * ```
+ */
+export class SpawnInWorker {
+  /** The arguments given to the factory (structured-cloned). */
+  readonly args: readonly unknown[];
+
+  /**
+   * Creates a `SpawnInWorker`.
+   *
+   * @param name The actor's name in the worker (`/user/${name}` there).
+   * @param factory The name the worker registered its factory under.
+   * @param args Arguments for the factory.
+   */
+  constructor(
+    readonly name: string,
+    readonly factory: string,
+    args: readonly unknown[] = [],
+  ) {
+    const action = "spawn in worker";
+    if (
+      typeof name !== "string" || !ACTOR_NAME_PATTERN.test(name) ||
+      name === LINK_NAME
+    ) {
+      fail(
+        action,
+        "name",
+        `an actor name (no "/" or whitespace, not starting with "$", not "${LINK_NAME}")`,
+        name,
+      );
+    }
+    if (typeof factory !== "string" || factory === "") {
+      fail(action, "factory", "the name of a registered factory", factory);
+    }
+    if (!Array.isArray(args)) {
+      fail(action, "args", "an array of arguments", args);
+    }
+    this.args = [...args];
+  }
+}
+
+/**
+ * The error the actor that owns a worker fails with when the worker dies:
+ * it threw at top level, exited, stopped answering the heartbeat, or sent
+ * something that could not be read. Its supervisor decides what happens
+ * next (a BackoffSupervisor starts a new worker after a delay).
+ *
+ * @example Usage
+ * ```ts
+ * import { WorkerDiedError } from "@understudy/core/worker";
+ *
+ * const error = new WorkerDiedError("no answer to the heartbeat within 5000 ms");
+ * error.message; // "Worker died: no answer to the heartbeat within 5000 ms"
+ * ```
+ */
+export class WorkerDiedError extends Error {
+  /**
+   * Creates a `WorkerDiedError`.
+   *
+   * @param reason What happened to the worker.
+   */
+  constructor(readonly reason: string) {
+    super(`Worker died: ${reason}`);
+    this.name = "WorkerDiedError";
+  }
+}
+
+/** A message for the worker, on its way to the actor that owns it. Internal. */
+export class Outgoing {
+  constructor(
+    /** A served actor's name, or a worker ref's number. */
+    readonly target: string | number,
+    readonly message: unknown,
+    /** The ref it was sent to, for dead letters. */
+    readonly recipient: ActorRef<never>,
+    /** The worker a numbered target belongs to; 0 for a name (any worker). */
+    readonly epoch: number,
+  ) {}
+}
+
+/** Spawn `name` in the worker. Internal (the gate turns a SpawnInWorker into this). */
+export class SpawnCommand {
+  constructor(
+    readonly name: string,
+    readonly factory: string,
+    readonly args: readonly unknown[],
+  ) {}
+}
+
+/** The worker says the served actor `name` stopped, or could not be spawned. Internal. */
+export class RemoteStopped {
+  constructor(readonly name: string, readonly reason: string) {}
+}
+
+/** The worker died (told by a listener, handled in the owner's turn). Internal. */
+export class WorkerDown {
+  constructor(readonly reason: string) {}
+}
+
+/** The heartbeat timer's message. Internal. */
+export class HeartbeatTick {}
+
+/** Describes a spawn for errors. */
+export function describeSpawn(name: string, factory: string): string {
+  return `"${name}" from factory ${describeValue(factory)}`;
+}

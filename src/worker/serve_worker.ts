@@ -1,0 +1,532 @@
+// Copyright 2026 the understudy authors. MIT license.
+// This module is browser compatible.
+
+/**
+ * `serveWorker`: the worker's side of the boundary. It serves an actor
+ * system over an endpoint (the worker's `self`, or a port): it spawns
+ * actors from registered factories when the main side asks, delivers the
+ * main side's messages to them with senders that answer across the
+ * boundary, acknowledges each message when its actor's `onReceive` is
+ * called, returns those it cannot deliver, and reports actors that stop.
+ *
+ * @module
+ */
+
+import { Actor, Terminated } from "../runtime/actor.ts";
+import { ActorRef } from "../runtime/actor_ref.ts";
+import { ActorSystem } from "../runtime/actor_system.ts";
+import { DeadLetter } from "../runtime/event_stream.ts";
+import { Props } from "../runtime/props.ts";
+import { describeError, describeValue, fail } from "../validation.ts";
+import {
+  checkEndpoint,
+  type Endpoint,
+  type EndpointEvent,
+} from "./endpoint.ts";
+import { Transfer } from "./transfer.ts";
+import {
+  cloneFailure,
+  DELIVER,
+  Exports,
+  FRAME_LENGTH,
+  Imports,
+  LOST,
+  Outbox,
+  PING,
+  PONG,
+  SPAWN,
+  SPAWN_FAILED,
+  STOPPED,
+  UNDELIVERED,
+} from "./wire.ts";
+
+/**
+ * A factory the main side can spawn actors from, by name: called with the
+ * arguments of the `SpawnInWorker`, inside `Props.create`.
+ *
+ * @example Usage
+ * ```ts
+ * import { Actor } from "@understudy/core";
+ * import type { ActorFactory } from "@understudy/core/worker";
+ *
+ * class Adder extends Actor<number> {
+ *   constructor(readonly base: number) {
+ *     super();
+ *   }
+ *   onReceive(n: number): void {
+ *     this.sender?.tell(this.base + n);
+ *   }
+ * }
+ * const factory: ActorFactory = (base: number) => new Adder(base);
+ * ```
+ */
+// deno-lint-ignore no-explicit-any
+export type ActorFactory = (...args: never) => Actor<any>;
+
+/**
+ * Options of {@linkcode serveWorker}.
+ *
+ * @example Usage
+ * ```ts
+ * import { Actor } from "@understudy/core";
+ * import type { ServeOptions } from "@understudy/core/worker";
+ *
+ * class Echo extends Actor<string> {
+ *   onReceive(message: string): void {
+ *     this.sender?.tell(message);
+ *   }
+ * }
+ * const options: ServeOptions = { actors: { Echo: () => new Echo() } };
+ * ```
+ */
+export interface ServeOptions {
+  /** The factories the main side may spawn from, by name. */
+  readonly actors: Readonly<Record<string, ActorFactory>>;
+  /**
+   * The system to serve; by default a new one, named `"worker"`, which
+   * {@linkcode WorkerServer.close} terminates.
+   */
+  readonly system?: ActorSystem;
+}
+
+/**
+ * What {@linkcode serveWorker} returns: the served system, and `close`.
+ *
+ * @example Usage
+ * ```ts
+ * import { serveWorker } from "@understudy/core/worker";
+ *
+ * const { port1, port2 } = new MessageChannel();
+ * const server = serveWorker(port2, { actors: {} });
+ * server.system.name; // "worker"
+ * await server.close();
+ * port1.close();
+ * port2.close();
+ * ```
+ */
+export interface WorkerServer {
+  /** The actor system served. */
+  readonly system: ActorSystem;
+  /**
+   * Stops serving: removes the listener, and terminates the system if
+   * `serveWorker` created it. Resolves when done.
+   */
+  close(): Promise<void>;
+}
+
+/** An actor the main side spawned, and its messages not yet handled. */
+class Served {
+  /**
+   * Delivered messages whose `onReceive` has not been called yet, oldest
+   * first, from `head` on, and their seqs (parallel arrays: no object a
+   * message).
+   */
+  readonly pending: unknown[] = [];
+  readonly seqs: number[] = [];
+  head = 0;
+  ref: ActorRef<unknown> | undefined = undefined;
+  constructor(readonly name: string, readonly factory: string) {}
+}
+
+/** A ref to something on the main side, known by number. */
+class MainSideRef extends ActorRef<unknown> {
+  readonly #server: Server;
+  readonly #id: number;
+
+  constructor(server: Server, id: number) {
+    super();
+    this.#server = server;
+    this.#id = id;
+  }
+
+  get path(): string {
+    return `/main/ref-${this.#id}`;
+  }
+
+  tell(message: unknown, sender?: ActorRef<never>): void {
+    this.#server.toMain(this.#id, message, sender, this);
+  }
+
+  ask<R = unknown>(
+    message: unknown,
+    options?: Parameters<ActorRef<unknown>["ask"]>[1],
+  ): Promise<R> {
+    return this.#server.relay.ask<R>(
+      new Relay(this, message),
+      options as number,
+    );
+  }
+}
+
+/** Sends `message` to `to` with the relay's sender: how a worker-side ask reaches the main side. */
+class Relay {
+  constructor(readonly to: MainSideRef, readonly message: unknown) {}
+}
+
+/** Stops the server's actor (in a system the server does not own). */
+class Close {}
+const CLOSE = /* @__PURE__ */ new Close();
+
+/** Watches the served actors, and relays asks to the main side. */
+class ServerActor extends Actor<unknown> {
+  readonly #server: Server;
+  constructor(server: Server) {
+    super();
+    this.#server = server;
+  }
+  onReceive(message: unknown): void {
+    if (message instanceof Relay) {
+      message.to.tell(message.message, this.sender as ActorRef<never>);
+    } else if (message instanceof Served) {
+      this.context.watch(message.ref!);
+    } else if (message instanceof Terminated) {
+      this.#server.stopped(message.ref);
+    } else if (message instanceof Close) {
+      this.context.stopSelf();
+    }
+  }
+}
+
+let servers = 0;
+
+class Server implements WorkerServer {
+  readonly system: ActorSystem;
+  readonly relay: ActorRef<unknown>;
+  readonly #endpoint: Endpoint;
+  readonly #factories: Readonly<Record<string, ActorFactory>>;
+  readonly #ownsSystem: boolean;
+  readonly #outbox: Outbox;
+  readonly #served = new Map<string, Served>();
+  readonly #byRef = new Map<ActorRef<unknown>, Served>();
+  readonly #exports = new Exports<ActorRef<never>>();
+  readonly #imports = new Imports<MainSideRef>((id) =>
+    new MainSideRef(this, id)
+  );
+  readonly #unsubscribe: () => void;
+  #closed: Promise<void> | undefined = undefined;
+  readonly #onMessage = (event: EndpointEvent): void =>
+    this.#receive(event.data);
+
+  constructor(endpoint: Endpoint, options: ServeOptions) {
+    this.#endpoint = endpoint;
+    this.#factories = { ...options.actors };
+    this.#ownsSystem = options.system === undefined;
+    this.system = options.system ?? ActorSystem.create("worker");
+    this.#outbox = new Outbox(
+      endpoint,
+      (frame, error) => this.#uncloneable(frame, error),
+    );
+    this.relay = this.system.actorOf(
+      Props.create(() => new ServerActor(this)),
+      `~worker-server-${++servers}`,
+    );
+    this.#unsubscribe = this.system.eventStream.subscribe(
+      DeadLetter,
+      (dead) => this.#deadLetter(dead),
+    );
+    endpoint.addEventListener("message", this.#onMessage);
+    endpoint.start?.();
+  }
+
+  close(): Promise<void> {
+    if (this.#closed !== undefined) return this.#closed;
+    this.#endpoint.removeEventListener("message", this.#onMessage);
+    this.#unsubscribe();
+    this.#outbox.flush();
+    this.#outbox.close();
+    if (this.#ownsSystem) return this.#closed = this.system.terminate();
+    this.relay.tell(CLOSE);
+    return this.#closed = Promise.resolve();
+  }
+
+  /** A message for the main side's ref `id`. */
+  toMain(
+    id: number,
+    message: unknown,
+    sender: ActorRef<never> | undefined,
+    recipient: MainSideRef,
+  ): void {
+    if (this.#closed !== undefined) {
+      this.system.publishDeadLetter(
+        message,
+        sender,
+        recipient as ActorRef<never>,
+        "the worker server is closed",
+      );
+      return;
+    }
+    if (message instanceof Transfer) {
+      this.#outbox.transfer(message.transfer);
+      message = message.message;
+    }
+    this.#outbox.deliver(
+      0,
+      id,
+      message,
+      sender === undefined ? 0 : this.#exports.idOf(sender),
+    );
+  }
+
+  /** A served actor stopped: what it had not handled goes back, and the main side hears of it. */
+  stopped(ref: ActorRef<never>): void {
+    const served = this.#byRef.get(ref);
+    if (served === undefined) return;
+    this.#byRef.delete(ref);
+    if (this.#served.get(served.name) === served) {
+      this.#served.delete(served.name);
+    }
+    for (let i = served.head; i < served.seqs.length; i++) {
+      this.#outbox.frame(
+        UNDELIVERED,
+        served.seqs[i],
+        "the actor stopped in the worker before handling it",
+      );
+    }
+    served.pending.length = 0;
+    served.seqs.length = 0;
+    served.head = 0;
+    this.#outbox.frame(STOPPED, served.name);
+  }
+
+  #receive(batch: unknown): void {
+    if (!Array.isArray(batch)) return;
+    for (let i = 0; i < batch.length;) {
+      const kind = batch[i] as number;
+      switch (kind) {
+        case DELIVER:
+          this.#deliver(
+            batch[i + 1] as number,
+            batch[i + 2] as string | number,
+            batch[i + 3],
+            batch[i + 4] as number,
+          );
+          break;
+        case SPAWN:
+          this.#spawn(
+            batch[i + 1] as string,
+            batch[i + 2] as string,
+            batch[i + 3] as unknown[],
+          );
+          break;
+        case PING:
+          this.#outbox.frame(PONG, batch[i + 1]);
+          break;
+        default:
+          this.system.log.error(
+            `unknown frame kind ${kind} from the main side`,
+          );
+          return;
+      }
+      i += FRAME_LENGTH[kind];
+    }
+  }
+
+  #deliver(
+    seq: number,
+    target: string | number,
+    message: unknown,
+    senderId: number,
+  ): void {
+    const sender = senderId === 0
+      ? undefined
+      : this.#imports.get(senderId) as ActorRef<never>;
+    if (typeof target === "string") {
+      const served = this.#served.get(target);
+      if (served === undefined || served.ref === undefined) {
+        this.#outbox.frame(
+          UNDELIVERED,
+          seq,
+          `no actor named "${target}" runs in the worker`,
+        );
+        return;
+      }
+      served.pending.push(message);
+      served.seqs.push(seq);
+      served.ref.tell(message, sender);
+      return;
+    }
+    const ref = this.#exports.get(target);
+    if (ref === undefined) {
+      this.#outbox.frame(
+        UNDELIVERED,
+        seq,
+        "the worker-side ref it was sent to no longer exists",
+      );
+      return;
+    }
+    // Not an actor served to the main side: acknowledged on receipt.
+    this.#outbox.ack(seq);
+    ref.tell(message as never, sender);
+  }
+
+  #spawn(name: string, factoryName: string, args: unknown[]): void {
+    const existing = this.#served.get(name);
+    if (existing !== undefined) {
+      if (existing.factory !== factoryName) {
+        this.#outbox.frame(
+          SPAWN_FAILED,
+          name,
+          `"${name}" already runs factory ${describeValue(existing.factory)}`,
+        );
+      }
+      return; // the same spawn again (sent while the worker was restarting)
+    }
+    const factory = Object.hasOwn(this.#factories, factoryName)
+      ? this.#factories[factoryName]
+      : undefined;
+    if (typeof factory !== "function") {
+      this.#outbox.frame(
+        SPAWN_FAILED,
+        name,
+        `the worker has no factory named ${describeValue(factoryName)}`,
+      );
+      return;
+    }
+    const served = new Served(name, factoryName);
+    let ref: ActorRef<unknown>;
+    try {
+      ref = this.system.actorOf(
+        Props.create(() =>
+          acknowledging(
+            (factory as unknown as (...args: unknown[]) => Actor<unknown>)(
+              ...args,
+            ),
+            served,
+            this.#outbox,
+          )
+        ),
+        name,
+      );
+    } catch (error) {
+      this.#outbox.frame(SPAWN_FAILED, name, describeError(error));
+      return;
+    }
+    served.ref = ref;
+    this.#served.set(name, served);
+    this.#byRef.set(ref, served);
+    this.relay.tell(served);
+  }
+
+  /** A dead letter in the worker for a message from the main side goes back there. */
+  #deadLetter(dead: DeadLetter): void {
+    const served = this.#byRef.get(dead.recipient);
+    if (served === undefined) return;
+    const pending = served.pending;
+    for (let i = served.head; i < pending.length; i++) {
+      if (Object.is(pending[i], dead.message)) {
+        this.#outbox.frame(UNDELIVERED, served.seqs[i], dead.reason);
+        pending.splice(i, 1);
+        served.seqs.splice(i, 1);
+        return;
+      }
+    }
+  }
+
+  #uncloneable(frame: unknown[], error: unknown): void {
+    if (frame[0] !== DELIVER) return;
+    const id = frame[2] as number;
+    const reason = cloneFailure(error);
+    this.system.publishDeadLetter(
+      frame[3],
+      this.#exports.get(frame[4] as number),
+      this.#imports.get(id) as ActorRef<never>,
+      reason,
+    );
+    this.#outbox.frame(LOST, id, reason);
+  }
+}
+
+/**
+ * Acknowledges each message from the main side when `actor`'s `onReceive`
+ * is called for it, by wrapping that method on the instance.
+ */
+function acknowledging(
+  actor: Actor<unknown>,
+  served: Served,
+  outbox: Outbox,
+): Actor<unknown> {
+  if (!(actor instanceof Actor)) return actor; // the runtime reports it
+  const onReceive = actor.onReceive;
+  actor.onReceive = function (message: unknown): void | Promise<void> {
+    const pending = served.pending;
+    const head = served.head;
+    if (head < pending.length && Object.is(pending[head], message)) {
+      const seqs = served.seqs;
+      outbox.ack(seqs[head]);
+      pending[head] = undefined;
+      if (++served.head === pending.length) {
+        pending.length = 0;
+        seqs.length = 0;
+        served.head = 0;
+      } else if (served.head >= 1024 && served.head * 2 >= pending.length) {
+        pending.splice(0, served.head);
+        seqs.splice(0, served.head);
+        served.head = 0;
+      }
+    }
+    return onReceive.call(this, message);
+  };
+  return actor;
+}
+
+/**
+ * Serves an actor system over `endpoint`, inside a worker: the main side
+ * (an actor made by `workerProps`) spawns actors here from
+ * `options.actors` and talks to them as if they were local. Call it once,
+ * at the worker's top level, with `self` (or a port).
+ *
+ * A message counts as handled when its actor's `onReceive` is called for
+ * it (an actor that replaced its handler with `become` acknowledges when
+ * `onReceive` is called, so use `onReceive`); one that goes to dead letters
+ * here goes back to the main side, which publishes it there. Messages
+ * cross by structured clone, so class instances arrive as plain objects.
+ *
+ * @example A worker script
+ * ```ts no-run: runs inside a worker
+ * import { Actor } from "@understudy/core";
+ * import { serveWorker } from "@understudy/core/worker";
+ *
+ * class Primes extends Actor<number> {
+ *   onReceive(limit: number): void {
+ *     let count = 0;
+ *     for (let n = 2; n <= limit; n++) {
+ *       let prime = true;
+ *       for (let d = 2; d * d <= n; d++) if (n % d === 0) { prime = false; break; }
+ *       if (prime) count++;
+ *     }
+ *     this.sender?.tell(count);
+ *   }
+ * }
+ *
+ * serveWorker(self, { actors: { Primes: () => new Primes() } });
+ * ```
+ *
+ * @param endpoint The worker's `self`, or a port to the main side.
+ * @param options The factories, and optionally the system to serve.
+ * @returns The server: its system, and `close()`.
+ */
+export function serveWorker(
+  endpoint: Endpoint,
+  options: ServeOptions,
+): WorkerServer {
+  const action = "serve worker";
+  checkEndpoint(action, "endpoint", endpoint);
+  if (typeof options !== "object" || options === null) {
+    fail(action, "options", "an object", options);
+  }
+  const actors = options.actors;
+  if (typeof actors !== "object" || actors === null) {
+    fail(action, "actors", "an object of factories by name", actors);
+  }
+  for (const [name, factory] of Object.entries(actors)) {
+    if (typeof factory !== "function") {
+      fail(action, `actors.${name}`, "a function returning an Actor", factory);
+    }
+  }
+  if (
+    options.system !== undefined && !(options.system instanceof ActorSystem)
+  ) {
+    fail(action, "system", "an ActorSystem", options.system);
+  }
+  return new Server(endpoint, options);
+}

@@ -1,0 +1,398 @@
+// Copyright 2026 the understudy authors. MIT license.
+// This module is browser compatible.
+
+/**
+ * The wire between the two sides of a worker boundary: the frames, the
+ * outbox that batches them (every frame queued in one turn of the event
+ * loop goes out in one `postMessage`), and the tables that turn refs into
+ * numbers and back. Internal to the worker transport.
+ *
+ * A batch is one flat array of frames, each a kind followed by a fixed
+ * number of fields (flat, so that cloning a batch of N messages clones one
+ * array and N messages, not N arrays more):
+ *
+ * ```
+ *   main → worker                       worker → main
+ *   DELIVER seq target message sender   DELIVER 0 targetId message sender
+ *   SPAWN   name factory args           ACKS    [first, last, first, last…]
+ *   PING    n                           UNDELIVERED seq reason
+ *                                       STOPPED name
+ *                                       SPAWN_FAILED name reason
+ *                                       PONG n
+ *                                       LOST targetId reason
+ * ```
+ *
+ * `target` is a served actor's name (a string) or a ref's number; `sender`
+ * a ref's number, 0 for none. Every message the main side sends has a `seq`
+ * and stays in its books until the worker acknowledges it (as handled) or
+ * returns it (UNDELIVERED), so none is lost silently when a worker dies.
+ *
+ * @module
+ */
+
+import { describeError } from "../validation.ts";
+import type { Endpoint } from "./endpoint.ts";
+
+export const DELIVER = 0;
+export const SPAWN = 1;
+export const PING = 2;
+export const ACKS = 3;
+export const UNDELIVERED = 4;
+export const STOPPED = 5;
+export const SPAWN_FAILED = 6;
+export const PONG = 7;
+export const LOST = 8;
+
+/** Fields of each frame kind, the kind included. */
+export const FRAME_LENGTH: readonly number[] = [5, 4, 2, 2, 3, 2, 3, 2, 3];
+
+/** Why a message could not be cloned, as a dead letter's reason. */
+export function cloneFailure(error: unknown): string {
+  return `message could not be cloned (${describeError(error)})`;
+}
+
+/**
+ * Frames a batch holds at most before it is posted at once, without
+ * waiting for the end of the turn: about 800 messages. Past some 16,000
+ * slots an array's backing store is a "large object" in V8, and filling
+ * one costs several times more per slot (measured: 0.5 µs a frame in Node
+ * at 7,000 messages a batch, against 0.05 µs at 800); smaller batches
+ * also let the other side start on the first while this side fills the
+ * next.
+ */
+export const BATCH_SLOTS = 4096;
+
+/**
+ * Frames waiting to be posted, flushed once per turn of the event loop (a
+ * microtask after the first frame is queued), so the messages sent in one
+ * dispatcher slice cross in one `postMessage`, or in a few, of up to
+ * {@linkcode BATCH_SLOTS} slots each, when there are many.
+ */
+export class Outbox {
+  readonly #endpoint: Endpoint;
+  readonly #uncloneable: (frame: unknown[], error: unknown) => void;
+  #frames: unknown[] = [];
+  #transfer: object[] = [];
+  /** Acknowledged seqs not yet sent: runs of [first, last]. */
+  #acks: number[] = [];
+  #scheduled = false;
+  #closed = false;
+  readonly #flush = (): void => {
+    this.#scheduled = false;
+    this.flush();
+  };
+  /** How many `postMessage` calls were made (for tests and benchmarks). */
+  posts = 0;
+
+  constructor(
+    endpoint: Endpoint,
+    uncloneable: (frame: unknown[], error: unknown) => void,
+  ) {
+    this.#endpoint = endpoint;
+    this.#uncloneable = uncloneable;
+  }
+
+  /** Queues a DELIVER frame. */
+  deliver(
+    seq: number,
+    target: string | number,
+    message: unknown,
+    sender: number,
+  ): void {
+    const frames = this.#frames;
+    const n = frames.length;
+    frames[n] = DELIVER;
+    frames[n + 1] = seq;
+    frames[n + 2] = target;
+    frames[n + 3] = message;
+    frames[n + 4] = sender;
+    if (n + 5 >= BATCH_SLOTS) this.flush();
+    else this.#schedule();
+  }
+
+  /** Queues any other frame. */
+  frame(...fields: unknown[]): void {
+    for (const field of fields) this.#frames.push(field);
+    this.#schedule();
+  }
+
+  /** Adds objects to move with the next batch. */
+  transfer(objects: readonly object[]): void {
+    for (const object of objects) this.#transfer.push(object);
+  }
+
+  /** Acknowledges one seq (sent with the next batch, in runs). */
+  ack(seq: number): void {
+    const acks = this.#acks;
+    const n = acks.length;
+    if (n > 0 && acks[n - 1] === seq - 1) acks[n - 1] = seq;
+    else acks.push(seq, seq);
+    this.#schedule();
+  }
+
+  /** Drops whatever is queued and posts nothing more. */
+  close(): void {
+    this.#closed = true;
+    this.#frames = [];
+    this.#transfer = [];
+    this.#acks = [];
+  }
+
+  #schedule(): void {
+    if (this.#scheduled || this.#closed) return;
+    this.#scheduled = true;
+    queueMicrotask(this.#flush);
+  }
+
+  /** Posts what is queued as one batch. */
+  flush(): void {
+    if (this.#closed) return;
+    let frames = this.#frames;
+    if (this.#acks.length > 0) {
+      frames.push(ACKS, this.#acks);
+      this.#acks = [];
+    }
+    if (frames.length === 0) return;
+    const transfer = this.#transfer;
+    this.#frames = [];
+    this.#transfer = [];
+    try {
+      this.#post(frames, transfer);
+    } catch (error) {
+      // Some message could not be cloned: find which, hand each back, and
+      // post the others. Only this rare path clones message by message.
+      frames = this.#salvage(frames);
+      if (frames.length === 0) return;
+      try {
+        this.#post(frames, transfer);
+      } catch {
+        // Not a message's fault (a transfer list, a closed endpoint):
+        // every message of the batch is undeliverable, for that reason.
+        this.#returnAll(frames, error);
+      }
+    }
+  }
+
+  #post(frames: unknown[], transfer: object[]): void {
+    this.posts++;
+    if (transfer.length === 0) this.#endpoint.postMessage(frames);
+    else this.#endpoint.postMessage(frames, transfer);
+  }
+
+  /** The frames that clone, after handing back each one that does not. */
+  #salvage(frames: unknown[]): unknown[] {
+    const kept: unknown[] = [];
+    for (let i = 0; i < frames.length;) {
+      const length = FRAME_LENGTH[frames[i] as number];
+      const frame = frames.slice(i, i + length);
+      i += length;
+      try {
+        structuredClone(frame);
+      } catch (error) {
+        this.#uncloneable(frame, error);
+        continue;
+      }
+      for (const field of frame) kept.push(field);
+    }
+    return kept;
+  }
+
+  #returnAll(frames: unknown[], error: unknown): void {
+    for (let i = 0; i < frames.length;) {
+      const length = FRAME_LENGTH[frames[i] as number];
+      const frame = frames.slice(i, i + length);
+      i += length;
+      if (frame[0] === DELIVER || frame[0] === SPAWN) {
+        this.#uncloneable(frame, error);
+      }
+    }
+  }
+}
+
+/** Seqs a chunk of a {@linkcode Book} holds (a power of two). */
+const CHUNK = 1024;
+
+/**
+ * The main side's messages in flight, by seq: each a message, its sender
+ * and the ref it was sent to, in three slots of a chunk of
+ * {@linkcode CHUNK} seqs (no object a message, no hashing, no array grown
+ * large: a `Map` of `Outgoing`s costs several times more a message).
+ * Seqs are given out in increasing order and mostly taken back in order;
+ * a chunk is dropped when emptied.
+ */
+export class Book<M, R> {
+  #chunks: unknown[][] = [];
+  /** Live entries per chunk. */
+  #live: number[] = [];
+  /** The chunk number (seq / CHUNK) of `#chunks[0]`. */
+  #first = 0;
+  /** The highest seq set so far. */
+  #last = 0;
+  /** The message of the entry last taken. */
+  message: M | undefined = undefined;
+  /** The sender of the entry last taken. */
+  sender: R | undefined = undefined;
+  /** The recipient of the entry last taken. */
+  recipient: R | undefined = undefined;
+
+  /** Holds an entry under `seq`, above every seq held so far. */
+  set(
+    seq: number,
+    message: M,
+    sender: R | undefined,
+    recipient: R,
+  ): void {
+    const chunks = this.#chunks;
+    if (chunks.length === 0) this.#first = Math.floor(seq / CHUNK);
+    let c = Math.floor(seq / CHUNK) - this.#first;
+    this.#last = seq;
+    if (c >= chunks.length) {
+      // A new chunk: first drop those emptied while still being filled.
+      c -= this.#dropEmpty();
+      while (chunks.length <= c) {
+        chunks.push(new Array(CHUNK * 3));
+        this.#live.push(0);
+      }
+    }
+    const chunk = chunks[c];
+    const slot = (seq % CHUNK) * 3;
+    chunk[slot] = message;
+    chunk[slot + 1] = sender;
+    chunk[slot + 2] = recipient;
+    this.#live[c]++;
+  }
+
+  /**
+   * Removes the entry under `seq`, if held, leaving it in `message`,
+   * `sender` and `recipient`; returns whether it was held.
+   */
+  take(seq: number): boolean {
+    const c = Math.floor(seq / CHUNK) - this.#first;
+    const chunks = this.#chunks;
+    if (c < 0 || c >= chunks.length) return false;
+    const chunk = chunks[c];
+    const slot = (seq % CHUNK) * 3;
+    const recipient = chunk[slot + 2];
+    if (recipient === undefined) return false;
+    this.message = chunk[slot] as M;
+    this.sender = chunk[slot + 1] as R | undefined;
+    this.recipient = recipient as R;
+    chunk[slot] = chunk[slot + 1] = chunk[slot + 2] = undefined;
+    if (--this.#live[c] === 0 && c === 0) this.#dropEmpty();
+    return true;
+  }
+
+  /** Removes every entry from `first` to `last`, both included. */
+  drop(first: number, last: number): void {
+    for (let seq = first; seq <= last; seq++) this.take(seq);
+    this.message = this.sender = this.recipient = undefined;
+  }
+
+  /** Calls `each` for every entry, oldest first, and forgets them all. */
+  clear(each: (message: M, sender: R | undefined, recipient: R) => void): void {
+    const chunks = this.#chunks;
+    this.#chunks = [];
+    this.#live = [];
+    for (const chunk of chunks) {
+      for (let slot = 0; slot < chunk.length; slot += 3) {
+        if (chunk[slot + 2] !== undefined) {
+          each(
+            chunk[slot] as M,
+            chunk[slot + 1] as R | undefined,
+            chunk[
+              slot + 2
+            ] as R,
+          );
+        }
+      }
+    }
+  }
+
+  /**
+   * Drops the empty chunks at the front that no later seq can fill (those
+   * before the chunk of the highest seq set); returns how many.
+   */
+  #dropEmpty(): number {
+    const lastChunk = Math.floor(this.#last / CHUNK) - this.#first;
+    let drop = 0;
+    while (
+      drop < this.#chunks.length && this.#live[drop] === 0 &&
+      drop < lastChunk
+    ) drop++;
+    if (drop === 0) return 0;
+    this.#chunks.splice(0, drop);
+    this.#live.splice(0, drop);
+    this.#first += drop;
+    return drop;
+  }
+}
+
+/** How many dead entries a table may hold before it is swept. */
+const SWEEP_AT = 1024;
+
+/**
+ * Local refs this side has named by number for the other side (senders,
+ * mostly): held weakly, so a temporary `ask` ref named here can still be
+ * collected once its ask is settled.
+ */
+export class Exports<R extends object> {
+  readonly #ids = new WeakMap<R, number>();
+  readonly #refs = new Map<number, WeakRef<R>>();
+  #next = 0;
+  #sweepAt = SWEEP_AT;
+
+  /** The number of `ref`, assigned on first use. */
+  idOf(ref: R): number {
+    let id = this.#ids.get(ref);
+    if (id === undefined) {
+      id = ++this.#next;
+      this.#ids.set(ref, id);
+      this.#refs.set(id, new WeakRef(ref));
+      if (this.#refs.size >= this.#sweepAt) this.#sweep();
+    }
+    return id;
+  }
+
+  /** The ref numbered `id`, if it is still alive. */
+  get(id: number): R | undefined {
+    return this.#refs.get(id)?.deref();
+  }
+
+  #sweep(): void {
+    for (const [id, ref] of this.#refs) {
+      if (ref.deref() === undefined) this.#refs.delete(id);
+    }
+    this.#sweepAt = Math.max(SWEEP_AT, this.#refs.size * 2);
+  }
+}
+
+/**
+ * Refs standing for the other side's numbered refs, made once per number
+ * and held weakly, so the same remote sender is the same object while
+ * anyone holds it.
+ */
+export class Imports<R extends object> {
+  readonly #refs = new Map<number, WeakRef<R>>();
+  readonly #make: (id: number) => R;
+  #sweepAt = SWEEP_AT;
+
+  constructor(make: (id: number) => R) {
+    this.#make = make;
+  }
+
+  /** The ref for the other side's `id`. */
+  get(id: number): R {
+    let ref = this.#refs.get(id)?.deref();
+    if (ref === undefined) {
+      ref = this.#make(id);
+      this.#refs.set(id, new WeakRef(ref));
+      if (this.#refs.size >= this.#sweepAt) {
+        for (const [key, weak] of this.#refs) {
+          if (weak.deref() === undefined) this.#refs.delete(key);
+        }
+        this.#sweepAt = Math.max(SWEEP_AT, this.#refs.size * 2);
+      }
+    }
+    return ref;
+  }
+}

@@ -1,0 +1,481 @@
+// Copyright 2026 the understudy authors. MIT license.
+// This module is browser compatible.
+
+/**
+ * The actor that owns one worker, on the main side: it starts the worker in
+ * `preStart`, carries messages to it in batches, hands what comes back to
+ * local actors, and ends it in `postStop`. When the worker dies it fails
+ * with a {@linkcode WorkerDiedError}, so whatever supervises it (a
+ * BackoffSupervisor, a strategy) treats the worker as a crashed child.
+ *
+ * Every message it posts stays in its books until the worker acknowledges
+ * it as handled or returns it; when the worker dies, those still in the
+ * books go to dead letters, and those not yet posted (still in its mailbox)
+ * go back to its supervisor, which gives them to the next worker. Internal
+ * to the worker transport.
+ *
+ * @module
+ */
+
+import { Actor } from "../runtime/actor.ts";
+import { ActorRef } from "../runtime/actor_ref.ts";
+import { describeError } from "../validation.ts";
+import { type Endpoint, type EndpointEvent, toHandle } from "./endpoint.ts";
+import {
+  HeartbeatTick,
+  Outgoing,
+  RemoteStopped,
+  SpawnCommand,
+  WorkerDiedError,
+  WorkerDown,
+} from "./messages.ts";
+import { Transfer } from "./transfer.ts";
+import {
+  ACKS,
+  Book,
+  cloneFailure,
+  DELIVER,
+  Exports,
+  FRAME_LENGTH,
+  Imports,
+  LOST,
+  Outbox,
+  PING,
+  PONG,
+  SPAWN,
+  SPAWN_FAILED,
+  STOPPED,
+  UNDELIVERED,
+} from "./wire.ts";
+
+/** What the owner of a worker needs to know. Internal. */
+export interface HostSettings {
+  /** Starts a worker; `died` is to be called if it dies. */
+  readonly create: (died: (reason: unknown) => void) => unknown;
+  readonly heartbeat:
+    | { readonly intervalMs: number; readonly timeoutMs: number }
+    | undefined;
+  /** Under a BackoffSupervisor: messages for the worker go through it. */
+  readonly supervised: boolean;
+  /** The actors to spawn in each new worker. */
+  readonly spawns: () => Iterable<SpawnCommand>;
+  /** The gate's short cut to the current owner. */
+  readonly conduit: Conduit;
+}
+
+/**
+ * The short cut from the stand-ins (and the refs to worker-side senders)
+ * to the owner of the current worker: while that owner is up and no
+ * message for the worker is on its way through the link (in the owner's
+ * mailbox, or in its supervisor's stash), a message is handed to the
+ * owner at once, in the sender's turn, rather than through the link's
+ * mailbox; otherwise it goes through the link, and the short cut stays
+ * closed until every message sent that way has reached the owner, so no
+ * message overtakes another. Internal; one per gate.
+ */
+export class Conduit {
+  /** The owner of a worker that is up, or `undefined`. */
+  host: WorkerHost | undefined = undefined;
+  /** Messages for the worker told to the link and not yet taken by an owner. */
+  queued = 0;
+
+  /**
+   * Hands a message for the worker to the owner at once if it can;
+   * otherwise through `link`.
+   */
+  send(
+    link: ActorRef<Outgoing>,
+    target: string | number,
+    message: unknown,
+    recipient: ActorRef<never>,
+    epoch: number,
+    sender: ActorRef<never> | undefined,
+  ): void {
+    const host = this.host;
+    if (host !== undefined && this.queued === 0) {
+      host.send(target, message, recipient, epoch, sender);
+      return;
+    }
+    this.queued++;
+    link.tell(new Outgoing(target, message, recipient, epoch), sender);
+  }
+
+  /** An `Outgoing` told to the link was taken by an owner, or dropped. */
+  taken(): void {
+    if (this.queued > 0) this.queued--;
+  }
+}
+
+/** Distinguishes one worker from the next, for refs that belong to one. */
+let epochs = 0;
+
+const HEARTBEAT = /* @__PURE__ */ new HeartbeatTick();
+
+/**
+ * A ref to something in the worker known by number (the sender of a
+ * message from the worker: an actor, or a worker-side `ask`). Its messages
+ * go through the link, like those to served actors; it belongs to one
+ * worker, and after that worker died its messages go to dead letters.
+ */
+class WorkerSideRef extends ActorRef<unknown> {
+  readonly #link: ActorRef<Outgoing>;
+  readonly #conduit: Conduit;
+  readonly #id: number;
+  readonly #epoch: number;
+  readonly #path: string;
+
+  constructor(
+    link: ActorRef<Outgoing>,
+    conduit: Conduit,
+    id: number,
+    epoch: number,
+  ) {
+    super();
+    this.#link = link;
+    this.#conduit = conduit;
+    this.#id = id;
+    this.#epoch = epoch;
+    this.#path = `${link.path}/worker-${epoch}/ref-${id}`;
+  }
+
+  get path(): string {
+    return this.#path;
+  }
+
+  tell(message: unknown, sender?: ActorRef<never>): void {
+    this.#conduit.send(
+      this.#link,
+      this.#id,
+      message,
+      this as ActorRef<never>,
+      this.#epoch,
+      sender,
+    );
+  }
+
+  ask<R = unknown>(
+    message: unknown,
+    options?: Parameters<ActorRef<unknown>["ask"]>[1],
+  ): Promise<R> {
+    this.#conduit.queued++;
+    return this.#link.ask<R>(
+      new Outgoing(this.#id, message, this as ActorRef<never>, this.#epoch),
+      options as number,
+    );
+  }
+}
+
+/** The owner of one worker. Internal (made by `workerProps`). */
+export class WorkerHost extends Actor<unknown> {
+  readonly #settings: HostSettings;
+  readonly #epoch = ++epochs;
+  #terminate: (() => unknown) | undefined = undefined;
+  #endpoint: Endpoint | undefined = undefined;
+  #outbox: Outbox | undefined = undefined;
+  /** Posted and not yet acknowledged or returned, by seq. */
+  readonly #inFlight = new Book<unknown, ActorRef<never>>();
+  #seq = 0;
+  readonly #exports = new Exports<ActorRef<never>>();
+  #imports: Imports<WorkerSideRef> | undefined = undefined;
+  /** Why the worker died, once known. */
+  #dead: string | undefined = undefined;
+  #lastHeard = 0;
+  #stopped = false;
+
+  readonly #onMessage = (event: EndpointEvent): void =>
+    this.#receive(event.data);
+  readonly #onMessageError = (): void =>
+    this.#died("a message from the worker could not be deserialized");
+  readonly #onError = (event: EndpointEvent): void => {
+    const error = event as EndpointEvent & {
+      message?: unknown;
+      error?: unknown;
+      preventDefault?: () => void;
+    };
+    // Deno would otherwise rethrow the worker's error in this thread.
+    error.preventDefault?.();
+    this.#died(
+      `it threw: ${
+        describeError(error.error ?? error.message ?? "an error event")
+      }`,
+    );
+  };
+
+  constructor(settings: HostSettings) {
+    super();
+    this.#settings = settings;
+  }
+
+  /** Where messages for the worker enter: the supervisor, or this actor. */
+  get #link(): ActorRef<Outgoing> {
+    return (this.#settings.supervised
+      ? this.context.parent
+      : this.self) as ActorRef<Outgoing>;
+  }
+
+  /** Starts the worker and spawns the registered actors in it, first. */
+  override preStart(): void {
+    const handle = toHandle(
+      this.#settings.create((reason) =>
+        this.#died(`it exited (${describeError(reason)})`)
+      ),
+    );
+    this.#terminate = () => handle.terminate();
+    const endpoint = handle.endpoint;
+    this.#endpoint = endpoint;
+    this.#outbox = new Outbox(
+      endpoint,
+      (frame, error) => this.#uncloneable(frame, error),
+    );
+    const link = this.#link;
+    const epoch = this.#epoch;
+    const conduit = this.#settings.conduit;
+    this.#imports = new Imports((id) =>
+      new WorkerSideRef(link, conduit, id, epoch)
+    );
+    endpoint.addEventListener("message", this.#onMessage);
+    endpoint.addEventListener("messageerror", this.#onMessageError);
+    endpoint.addEventListener("error", this.#onError);
+    endpoint.start?.();
+    for (const spawn of this.#settings.spawns()) this.#spawn(spawn);
+    conduit.host = this;
+    const heartbeat = this.#settings.heartbeat;
+    if (heartbeat !== undefined) {
+      this.#lastHeard = performance.now();
+      this.context.timers.startTimerWithFixedDelay(
+        "heartbeat",
+        HEARTBEAT,
+        heartbeat.intervalMs,
+      );
+    }
+  }
+
+  /** Ends the worker; what it had not handled goes to dead letters. */
+  override postStop(): void {
+    this.#stopped = true;
+    this.#close();
+    const endpoint = this.#endpoint;
+    if (endpoint !== undefined) {
+      endpoint.removeEventListener("message", this.#onMessage);
+      endpoint.removeEventListener("messageerror", this.#onMessageError);
+      endpoint.removeEventListener("error", this.#onError);
+    }
+    this.#outbox?.close();
+    try {
+      const ended = this.#terminate?.();
+      if (ended instanceof Promise) ended.catch(() => {});
+    } catch (error) {
+      this.log.warn(`terminating the worker threw: ${describeError(error)}`);
+    }
+    const reason = this.#dead === undefined
+      ? "worker stopped before handling it"
+      : `worker died before handling it (${this.#dead})`;
+    const system = this.context.system;
+    this.#inFlight.clear((message, sender, recipient) =>
+      system.publishDeadLetter(message, sender, recipient, reason)
+    );
+  }
+
+  /** Closes the short cut to this owner. */
+  #close(): void {
+    const conduit = this.#settings.conduit;
+    if (conduit.host === this) conduit.host = undefined;
+  }
+
+  /**
+   * Posts messages and spawns to the worker; fails once the worker is
+   * known dead (messages met before that are stashed, and go back to the
+   * supervisor with the rest of the mailbox).
+   */
+  onReceive(message: unknown): void | Promise<void> {
+    if (message instanceof Outgoing) {
+      if (this.#dead !== undefined) {
+        this.context.stash();
+        return;
+      }
+      this.#settings.conduit.taken();
+      return this.send(
+        message.target,
+        message.message,
+        message.recipient,
+        message.epoch,
+        this.sender as ActorRef<never> | undefined,
+      );
+    }
+    if (message instanceof SpawnCommand) {
+      if (this.#dead !== undefined) {
+        this.context.stash();
+        return;
+      }
+      return this.#spawn(message);
+    }
+    if (message instanceof WorkerDown) {
+      throw new WorkerDiedError(message.reason);
+    }
+    if (message instanceof HeartbeatTick) {
+      const heartbeat = this.#settings.heartbeat!;
+      if (performance.now() - this.#lastHeard > heartbeat.timeoutMs) {
+        this.#close();
+        throw new WorkerDiedError(
+          `no answer to the heartbeat within ${heartbeat.timeoutMs} ms`,
+        );
+      }
+      this.#outbox!.frame(PING, 0);
+      return;
+    }
+    this.context.system.publishDeadLetter(
+      message,
+      this.sender as ActorRef<never> | undefined,
+      this.self as ActorRef<never>,
+      "not a message for a worker's owner",
+    );
+  }
+
+  /**
+   * Posts a message to the worker (in this turn's batch) and keeps it in
+   * the books until the worker acknowledges or returns it. Called in this
+   * actor's turn, or in a stand-in's through the {@linkcode Conduit}.
+   */
+  send(
+    target: string | number,
+    message: unknown,
+    recipient: ActorRef<never>,
+    epoch: number,
+    sender: ActorRef<never> | undefined,
+  ): void {
+    if (epoch !== 0 && epoch !== this.#epoch) {
+      this.context.system.publishDeadLetter(
+        message,
+        sender,
+        recipient,
+        "the worker it belonged to has died",
+      );
+      return;
+    }
+    const seq = ++this.#seq;
+    this.#inFlight.set(seq, message, sender, recipient);
+    if (message instanceof Transfer) {
+      this.#outbox!.transfer(message.transfer);
+      message = message.message;
+    }
+    this.#outbox!.deliver(
+      seq,
+      target,
+      message,
+      sender === undefined ? 0 : this.#exports.idOf(sender),
+    );
+  }
+
+  #spawn(spawn: SpawnCommand): void {
+    this.#outbox!.frame(SPAWN, spawn.name, spawn.factory, spawn.args);
+  }
+
+  /** A frame of ours could not be cloned: its message is a dead letter. */
+  #uncloneable(frame: unknown[], error: unknown): void {
+    if (frame[0] === DELIVER) {
+      const book = this.#inFlight;
+      if (!book.take(frame[1] as number)) return;
+      this.context.system.publishDeadLetter(
+        book.message,
+        book.sender,
+        book.recipient!,
+        cloneFailure(error),
+      );
+    } else if (frame[0] === SPAWN) {
+      this.#toParent(
+        new RemoteStopped(
+          frame[1] as string,
+          `its arguments could not be cloned (${describeError(error)})`,
+        ),
+      );
+    }
+  }
+
+  #toParent(message: unknown): void {
+    this.context.parent.tell(message, this.self as ActorRef<never>);
+  }
+
+  /** The worker is dead: fail in this actor's next turn. */
+  #died(reason: string): void {
+    if (this.#dead !== undefined || this.#stopped) return;
+    this.#dead = reason;
+    this.#close();
+    this.self.tell(new WorkerDown(reason));
+  }
+
+  /** A batch from the worker, read in the listener (no extra hop). */
+  #receive(batch: unknown): void {
+    if (this.#stopped || !Array.isArray(batch)) return;
+    this.#lastHeard = performance.now();
+    const system = this.context.system;
+    for (let i = 0; i < batch.length;) {
+      const kind = batch[i] as number;
+      switch (kind) {
+        case DELIVER: {
+          const senderId = batch[i + 4] as number;
+          const sender = senderId === 0
+            ? undefined
+            : this.#imports!.get(senderId) as ActorRef<never>;
+          const target = this.#exports.get(batch[i + 2] as number);
+          if (target === undefined) {
+            system.publishDeadLetter(
+              batch[i + 3],
+              sender,
+              system.deadLetters as ActorRef<never>,
+              "the ref it was sent to no longer exists",
+            );
+          } else {
+            target.tell(batch[i + 3] as never, sender);
+          }
+          break;
+        }
+        case ACKS: {
+          const runs = batch[i + 1] as number[];
+          const inFlight = this.#inFlight;
+          for (let r = 0; r < runs.length; r += 2) {
+            inFlight.drop(runs[r], runs[r + 1]);
+          }
+          break;
+        }
+        case UNDELIVERED: {
+          const book = this.#inFlight;
+          if (book.take(batch[i + 1] as number)) {
+            system.publishDeadLetter(
+              book.message,
+              book.sender,
+              book.recipient!,
+              batch[i + 2] as string,
+            );
+          }
+          break;
+        }
+        case STOPPED:
+          this.#toParent(
+            new RemoteStopped(batch[i + 1] as string, "it stopped"),
+          );
+          break;
+        case SPAWN_FAILED:
+          this.#toParent(
+            new RemoteStopped(batch[i + 1] as string, batch[i + 2] as string),
+          );
+          break;
+        case LOST: {
+          const target = this.#exports.get(batch[i + 1] as number);
+          system.publishDeadLetter(
+            "(a message from the worker that could not be cloned)",
+            undefined,
+            target ?? system.deadLetters as ActorRef<never>,
+            batch[i + 2] as string,
+          );
+          break;
+        }
+        case PONG:
+          break;
+        default:
+          this.log.error(`unknown frame kind ${kind} from the worker`);
+          return;
+      }
+      i += FRAME_LENGTH[kind];
+    }
+  }
+}

@@ -1,0 +1,425 @@
+// Copyright 2026 the understudy authors. MIT license.
+// This module is browser compatible.
+
+/**
+ * `workerProps`: an actor standing for a worker on the main side (the
+ * gate), under which the worker's own owner runs, supervised as a child
+ * that can crash, and one local stand-in per actor spawned in the worker.
+ *
+ * ```
+ *   /user/compute               the gate: spawns, keeps the list of actors to spawn
+ *   /user/compute/~link         a BackoffSupervisor (with `backoff`), or the owner
+ *   /user/compute/~link/worker-N  the owner of worker N (starts it, batches, heartbeats)
+ *   /user/compute/counter       the stand-in for /user/counter in the worker
+ * ```
+ *
+ * A stand-in is an ordinary local actor, so its ref is watched, asked and
+ * told like any other; it passes each message, with its sender, to the
+ * link. Under a BackoffSupervisor, messages sent while the worker is down
+ * wait in the supervisor's stash and reach the next worker, in which the
+ * gate's actors are spawned again before anything else.
+ *
+ * @module
+ */
+
+import { Actor, Terminated } from "../runtime/actor.ts";
+import { DeadLetter } from "../runtime/event_stream.ts";
+import type { ActorRef } from "../runtime/actor_ref.ts";
+import { Props } from "../runtime/props.ts";
+import { BackoffSupervisor } from "../patterns/backoff_supervisor.ts";
+import type { BackoffOptions } from "../patterns/backoff_options.ts";
+import {
+  FaultHandlingStrategy,
+  stoppingStrategy,
+} from "../supervision/strategy.ts";
+import { checkDelay, describeValue, fail } from "../validation.ts";
+import {
+  LINK_NAME,
+  Outgoing,
+  RemoteStopped,
+  SpawnCommand,
+  SpawnInWorker,
+} from "./messages.ts";
+import { Conduit, type HostSettings, WorkerHost } from "./worker_host.ts";
+import type { Transfer } from "./transfer.ts";
+
+/**
+ * Options of {@linkcode workerProps}.
+ *
+ * @example Usage
+ * ```ts no-run: needs a worker script
+ * import type { WorkerOptions } from "@understudy/core/worker";
+ *
+ * const options: WorkerOptions = {
+ *   create: () => new Worker(new URL("./worker.ts", import.meta.url), { type: "module" }),
+ *   backoff: { minBackoff: 100, maxBackoff: 5_000 },
+ *   heartbeat: { intervalMs: 1_000, timeoutMs: 5_000 },
+ * };
+ * ```
+ */
+export interface WorkerOptions {
+  /**
+   * Starts a worker: returns a `Worker` (or anything with `postMessage`,
+   * `addEventListener`, `removeEventListener` and `terminate`), or a
+   * `{ endpoint, terminate }` ({@linkcode WorkerHandle}). Called for each
+   * new worker. Call `died(reason)` when the worker dies in a way its
+   * endpoint does not report (Node's `exit` and `error` events); a `Worker`'s
+   * `error` event is heard without it.
+   */
+  readonly create: (died: (reason: unknown) => void) => unknown;
+  /**
+   * Supervise the worker with a BackoffSupervisor: a worker that dies is
+   * terminated and a new one started after a growing delay, and messages
+   * wait meanwhile. The options of `BackoffSupervisor.props` except
+   * `childProps` and `childName`.
+   */
+  readonly backoff?: Omit<BackoffOptions<unknown>, "childProps" | "childName">;
+  /**
+   * Without `backoff`: the strategy for the worker's owner, which fails
+   * with a `WorkerDiedError` when the worker dies. Default: stop (the gate
+   * then stops, and every watcher of a remote actor gets `Terminated`). A
+   * restart starts a new worker at once, messages kept.
+   */
+  readonly strategy?: FaultHandlingStrategy;
+  /**
+   * Ping the worker every `intervalMs`; a worker that sends nothing for
+   * `timeoutMs` is dead. Off by default. The worker answers from its event
+   * loop, so a handler that blocks it longer than `timeoutMs` counts as a
+   * hang.
+   */
+  readonly heartbeat?: {
+    readonly intervalMs: number;
+    readonly timeoutMs: number;
+  };
+}
+
+/**
+ * Messages the gate of {@linkcode workerProps} accepts: spawn requests.
+ *
+ * @example Usage
+ * ```ts
+ * import { SpawnInWorker, type WorkerCommand } from "@understudy/core/worker";
+ *
+ * const command: WorkerCommand = new SpawnInWorker("counter", "Counter");
+ * ```
+ */
+export type WorkerCommand = SpawnInWorker;
+
+/**
+ * A ref to an actor in a worker: it takes the actor's messages, or any of
+ * them wrapped in a {@linkcode Transfer}.
+ *
+ * @example Usage
+ * ```ts
+ * import type { ActorRef } from "@understudy/core";
+ * import type { RemoteRef } from "@understudy/core/worker";
+ *
+ * function send(ref: RemoteRef<string>): void {
+ *   ref.tell("hello");
+ * }
+ * ```
+ *
+ * @typeParam T The messages of the actor in the worker.
+ */
+export type RemoteRef<T> = ActorRef<T | Transfer<T>>;
+
+/** The local stand-in of an actor in the worker. */
+class RemoteStandIn extends Actor<unknown> {
+  readonly #link: ActorRef<Outgoing>;
+  readonly #conduit: Conduit;
+  readonly #name: string;
+
+  constructor(link: ActorRef<Outgoing>, conduit: Conduit, name: string) {
+    super();
+    this.#link = link;
+    this.#conduit = conduit;
+    this.#name = name;
+  }
+
+  onReceive(message: unknown): void {
+    this.#conduit.send(
+      this.#link,
+      this.#name,
+      message,
+      this.self as ActorRef<never>,
+      0,
+      this.sender as ActorRef<never> | undefined,
+    );
+  }
+}
+
+/** The checked options. */
+interface GateSettings {
+  readonly create: WorkerOptions["create"];
+  readonly backoff: WorkerOptions["backoff"];
+  readonly strategy: FaultHandlingStrategy;
+  readonly heartbeat: HostSettings["heartbeat"];
+}
+
+/** Stands for the worker: spawns, and stops when the worker is gone for good. */
+class WorkerGate extends Actor<unknown> {
+  override readonly supervisorStrategy: FaultHandlingStrategy;
+  readonly #settings: GateSettings;
+  /** The actors to spawn in each new worker, by name. */
+  readonly #spawns = new Map<string, SpawnCommand>();
+  #link!: ActorRef<unknown>;
+  #conduit: Conduit = new Conduit();
+  #unsubscribe: (() => void) | undefined = undefined;
+
+  constructor(settings: GateSettings) {
+    super();
+    this.#settings = settings;
+    this.supervisorStrategy = settings.strategy;
+  }
+
+  override preStart(): void {
+    const settings = this.#settings;
+    const spawns = this.#spawns;
+    const supervised = settings.backoff !== undefined;
+    const conduit = this.#conduit = new Conduit();
+    const hostProps = Props.create(() =>
+      new WorkerHost({
+        create: settings.create,
+        heartbeat: settings.heartbeat,
+        supervised,
+        spawns: () => spawns.values(),
+        conduit,
+      })
+    );
+    const linkProps = supervised
+      ? BackoffSupervisor.props({
+        ...settings.backoff!,
+        childProps: hostProps,
+        childName: "worker",
+      })
+      : hostProps;
+    this.#link = this.context.actorOf(
+      linkProps as Props<unknown>,
+      LINK_NAME,
+    ) as ActorRef<
+      Outgoing
+    >;
+    this.context.watch(this.#link);
+    // A message for the worker dropped on this side (its link stopped, a
+    // stash overflowed) is a dead letter in its wrapper; publish it also as
+    // itself, to the remote ref it was sent to, as a local one would be.
+    const inside = `${this.self.path}/`;
+    const system = this.context.system;
+    this.#unsubscribe = system.eventStream.subscribe(DeadLetter, (letter) => {
+      const out = letter.message;
+      if (
+        out instanceof Outgoing && letter.recipient.path.startsWith(inside)
+      ) {
+        conduit.taken(); // it will never reach an owner
+        system.publishDeadLetter(
+          out.message,
+          letter.sender,
+          out.recipient,
+          letter.reason,
+        );
+      }
+    });
+  }
+
+  override postStop(): void {
+    this.#unsubscribe?.();
+  }
+
+  onReceive(message: unknown): void {
+    if (message instanceof SpawnInWorker) return this.#spawnInWorker(message);
+    if (message instanceof RemoteStopped) {
+      const standIn = this.context.child(message.name);
+      if (this.#spawns.delete(message.name)) {
+        this.log.info(`${message.name} in the worker ended: ${message.reason}`);
+      }
+      if (standIn !== undefined) this.context.stop(standIn as ActorRef<never>);
+      return;
+    }
+    if (message instanceof Terminated && message.ref === this.#link) {
+      // The worker is gone for good: so are the stand-ins, and every
+      // watcher of one hears of it.
+      this.context.stopSelf();
+      return;
+    }
+    this.context.system.publishDeadLetter(
+      message,
+      this.sender as ActorRef<never> | undefined,
+      this.self as ActorRef<never>,
+      "not a message for a worker (send it to a ref from SpawnInWorker)",
+    );
+  }
+
+  #spawnInWorker(request: SpawnInWorker): void {
+    const existing = this.#spawns.get(request.name);
+    const standIn = this.context.child(request.name);
+    if (existing !== undefined && standIn !== undefined) {
+      this.sender?.tell(
+        existing.factory === request.factory ? standIn : new TypeError(
+          `Cannot spawn in worker: "${request.name}" already runs factory ${
+            describeValue(existing.factory)
+          }, not ${describeValue(request.factory)}`,
+        ),
+      );
+      return;
+    }
+    const command = new SpawnCommand(
+      request.name,
+      request.factory,
+      request.args,
+    );
+    this.#spawns.set(request.name, command);
+    const ref = this.context.actorOf(
+      Props.create(() =>
+        new RemoteStandIn(
+          this.#link as ActorRef<Outgoing>,
+          this.#conduit,
+          request.name,
+        )
+      ),
+      request.name,
+    );
+    this.#link.tell(command, this.self as ActorRef<never>);
+    this.sender?.tell(ref);
+  }
+}
+
+/**
+ * Props of an actor that stands for a worker: it starts the worker (with
+ * `options.create`), spawns actors in it on request (ask it a
+ * {@linkcode SpawnInWorker}, or use {@linkcode spawnInWorker}), and gives
+ * refs to them that behave like local ones: `tell`, `ask`, a sender that
+ * can be answered across the boundary, `watch`. Messages cross by
+ * structured clone, batched; one that cannot be cloned goes to dead
+ * letters with the clone error as the reason.
+ *
+ * When the worker dies (it throws at top level, exits, or misses the
+ * heartbeat), its owner fails with a `WorkerDiedError`: under `backoff`, a
+ * new worker is started after a delay, its actors are spawned again and
+ * the messages sent meanwhile are delivered to them; messages the dead
+ * worker had received but not handled go to dead letters. Without
+ * `backoff` (and with the default `strategy`), the actor stops and every
+ * watcher of a remote actor gets `Terminated`. Stopping the actor
+ * terminates the worker and removes every listener.
+ *
+ * @example Usage
+ * ```ts no-run: needs a worker script
+ * import { type ActorRef, ActorSystem } from "@understudy/core";
+ * import { spawnInWorker, workerProps } from "@understudy/core/worker";
+ *
+ * const system = ActorSystem.create("app");
+ * const worker = system.actorOf(
+ *   workerProps({
+ *     create: () => new Worker(new URL("./worker.ts", import.meta.url), { type: "module" }),
+ *     backoff: { minBackoff: 100, maxBackoff: 5_000 },
+ *   }),
+ *   "compute",
+ * );
+ * const primes = await spawnInWorker<number>(worker, "primes", "Primes");
+ * console.log(await primes.ask(1_000_000)); // answered in the worker
+ * await system.terminate(); // the worker is terminated too
+ * ```
+ *
+ * @param options How to start the worker, and how to supervise it.
+ * @returns Props for the actor standing for the worker.
+ */
+export function workerProps(options: WorkerOptions): Props<WorkerCommand> {
+  const action = "create worker props";
+  if (typeof options !== "object" || options === null) {
+    fail(action, "options", "an object", options);
+  }
+  if (typeof options.create !== "function") {
+    fail(action, "create", "a function starting a worker", options.create);
+  }
+  if (options.backoff !== undefined && options.strategy !== undefined) {
+    fail(
+      action,
+      "strategy",
+      "absent when backoff is given (the BackoffSupervisor decides)",
+      options.strategy,
+    );
+  }
+  if (
+    options.strategy !== undefined &&
+    !(options.strategy instanceof FaultHandlingStrategy)
+  ) {
+    fail(
+      action,
+      "strategy",
+      "a OneForOneStrategy or AllForOneStrategy",
+      options.strategy,
+    );
+  }
+  if (options.backoff !== undefined) {
+    if (typeof options.backoff !== "object" || options.backoff === null) {
+      fail(action, "backoff", "an object", options.backoff);
+    }
+    // Checked now (by the BackoffSupervisor's own checks), not at start.
+    BackoffSupervisor.props({
+      ...options.backoff,
+      childProps: Props.create(() =>
+        new RemoteStandIn(undefined!, undefined!, "")
+      ),
+    });
+  }
+  let heartbeat: HostSettings["heartbeat"] = undefined;
+  if (options.heartbeat !== undefined) {
+    const { intervalMs, timeoutMs } = options.heartbeat ?? {};
+    heartbeat = {
+      intervalMs: checkDelay(action, "heartbeat.intervalMs", intervalMs),
+      timeoutMs: checkDelay(action, "heartbeat.timeoutMs", timeoutMs),
+    };
+    if (heartbeat.intervalMs === 0) {
+      fail(action, "heartbeat.intervalMs", "above 0", 0, true);
+    }
+  }
+  const settings: GateSettings = {
+    create: options.create,
+    backoff: options.backoff === undefined ? undefined : { ...options.backoff },
+    strategy: options.strategy ?? stoppingStrategy,
+    heartbeat,
+  };
+  return Props.create(() => new WorkerGate(settings)) as Props<WorkerCommand>;
+}
+
+/**
+ * Spawns an actor in a worker and returns a ref to it: asks the actor made
+ * by {@linkcode workerProps} a {@linkcode SpawnInWorker}, and throws the
+ * `TypeError` it answers if the name is taken by another factory. A
+ * factory the worker does not know, or that throws, makes the actor stop
+ * (its watchers get `Terminated`, its messages go to dead letters).
+ *
+ * @example Usage
+ * ```ts no-run: needs a worker script
+ * import { ActorSystem } from "@understudy/core";
+ * import { spawnInWorker, workerProps } from "@understudy/core/worker";
+ *
+ * const system = ActorSystem.create("app");
+ * const worker = system.actorOf(workerProps({ create: () => new Worker("./worker.js", { type: "module" }) }));
+ * const counter = await spawnInWorker<"inc" | "get">(worker, "counter", "Counter");
+ * counter.tell("inc");
+ * console.log(await counter.ask<number>("get")); // 1
+ * await system.terminate();
+ * ```
+ *
+ * @typeParam T The messages of the actor in the worker.
+ * @param worker The actor made by `workerProps`.
+ * @param name The actor's name in the worker.
+ * @param factory The name of the worker's factory.
+ * @param args Arguments for the factory (structured-cloned).
+ * @param timeoutMs How long to wait for the gate's answer (default 5000).
+ * @returns A ref to the actor in the worker.
+ */
+export async function spawnInWorker<T>(
+  worker: ActorRef<WorkerCommand>,
+  name: string,
+  factory: string,
+  args: readonly unknown[] = [],
+  timeoutMs: number = 5_000,
+): Promise<RemoteRef<T>> {
+  const answer = await worker.ask<unknown>(
+    new SpawnInWorker(name, factory, args),
+    timeoutMs,
+  );
+  if (answer instanceof Error) throw answer;
+  return answer as RemoteRef<T>;
+}

@@ -1,0 +1,95 @@
+// Copyright 2026 the understudy authors. MIT license.
+// Actors served in the workers of the worker tests (fake and real), and
+// a main-side actor that collects what comes back.
+
+import { Actor } from "../../src/runtime/actor.ts";
+import type { ActorRef } from "../../src/runtime/actor_ref.ts";
+
+/** Answers each message with itself. */
+export class Echo extends Actor<unknown> {
+  onReceive(message: unknown): void {
+    this.sender?.tell(message, this.self);
+  }
+}
+
+/** Counts "inc"; answers "get" with the count. */
+export class Counter extends Actor<"inc" | "get"> {
+  #count = 0;
+  onReceive(message: "inc" | "get"): void {
+    if (message === "inc") this.#count++;
+    else this.sender?.tell(this.#count);
+  }
+}
+
+/** Answers a number n with n + 1, with itself as the sender. */
+export class Incrementer extends Actor<number> {
+  onReceive(n: number): void {
+    this.sender?.tell(n + 1, this.self);
+  }
+}
+
+/** Stops on "stop"; answers anything else with "ok". */
+export class Stopper extends Actor<string> {
+  onReceive(message: string): void {
+    if (message === "stop") this.context.stopSelf();
+    else this.sender?.tell("ok");
+  }
+}
+
+/** Answers with something that cannot be cloned. */
+export class BadReplier extends Actor<unknown> {
+  onReceive(): void {
+    this.sender?.tell({ callback: () => 1 });
+  }
+}
+
+/** Answers an ArrayBuffer with its size. */
+export class Measurer extends Actor<ArrayBuffer> {
+  onReceive(buffer: ArrayBuffer): void {
+    this.sender?.tell(buffer.byteLength);
+  }
+}
+
+/**
+ * Answers each job `{ n }` with n, and calls `die()` when it reaches
+ * `dieAt` (only in the first worker: `die` is given per worker).
+ */
+export class Recorder extends Actor<{ n: number }> {
+  constructor(readonly dieAt: number, readonly die: () => void) {
+    super();
+  }
+  onReceive(job: { n: number }): void {
+    this.sender?.tell(job.n);
+    if (job.n === this.dieAt) this.die();
+  }
+}
+
+/** On the main side: records the numbers it is sent. */
+export class Collector extends Actor<number> {
+  constructor(readonly seen: number[]) {
+    super();
+  }
+  onReceive(n: number): void {
+    this.seen.push(n);
+  }
+}
+
+/**
+ * On the main side: plays ping-pong with the actor it is given, through
+ * the sender refs, up to `limit`, then answers the starter.
+ */
+export class Player extends Actor<number | { start: ActorRef<number> }> {
+  #starter: ActorRef<unknown> | undefined;
+  constructor(readonly limit: number) {
+    super();
+  }
+  onReceive(message: number | { start: ActorRef<number> }): void {
+    if (typeof message === "object") {
+      this.#starter = this.sender;
+      message.start.tell(0, this.self);
+      return;
+    }
+    if (message >= this.limit) this.#starter?.tell(message);
+    else this.sender?.tell(message + 1, this.self);
+  }
+}

@@ -1,0 +1,506 @@
+// Copyright 2026 the understudy authors. MIT license.
+// The worker transport's protocol, end to end through a fake worker (two
+// endpoints in one thread passing structured clones): tell, ask, senders
+// both ways, watch, spawn, batching, clone failures, transfers, a worker
+// dying unsupervised and supervised, the heartbeat, and clean termination.
+// Runs in every runtime, workerd included.
+import { describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { Actor, Terminated } from "../../src/runtime/actor.ts";
+import {
+  type ActorRef,
+  UndeliveredError,
+} from "../../src/runtime/actor_ref.ts";
+import { ActorSystem } from "../../src/runtime/actor_system.ts";
+import { DeadLetter } from "../../src/runtime/event_stream.ts";
+import { Props } from "../../src/runtime/props.ts";
+import { OneForOneStrategy } from "../../src/supervision/strategy.ts";
+import { Transfer } from "../../src/worker/transfer.ts";
+import { SpawnInWorker } from "../../src/worker/messages.ts";
+import {
+  spawnInWorker,
+  type WorkerOptions,
+  workerProps,
+} from "../../src/worker/worker_props.ts";
+import {
+  BadReplier,
+  Collector,
+  Counter,
+  Echo,
+  Incrementer,
+  Measurer,
+  Player,
+  Recorder,
+  Stopper,
+} from "./_actors.ts";
+import { fakeWorkers, until } from "./_fake_endpoint.ts";
+
+function setup(options: Partial<WorkerOptions> = {}) {
+  const fakes = fakeWorkers({
+    Echo: () => new Echo(),
+    Counter: () => new Counter(),
+    Incrementer: () => new Incrementer(),
+    Stopper: () => new Stopper(),
+    BadReplier: () => new BadReplier(),
+    Measurer: () => new Measurer(),
+    Recorder: (dieAt: number) =>
+      new Recorder(
+        fakes.workers.length === 1 ? dieAt : -1,
+        () => fakes.workers[0].crash("killed mid-stream"),
+      ),
+  });
+  const system = ActorSystem.create("main", { logLevel: "off" });
+  const dead: DeadLetter[] = [];
+  system.eventStream.subscribe(DeadLetter, (letter) => dead.push(letter));
+  const worker = system.actorOf(
+    workerProps({ create: fakes.create, ...options }),
+    "compute",
+  );
+  const stop = async () => {
+    await system.terminate();
+    await fakes.closed();
+  };
+  return { fakes, system, dead, worker, stop };
+}
+
+/** A main-side actor that records the Terminated messages it gets. */
+class Watcher extends Actor<Terminated | ActorRef<never>> {
+  constructor(readonly ended: ActorRef<never>[]) {
+    super();
+  }
+  onReceive(message: Terminated | ActorRef<never>): void {
+    if (message instanceof Terminated) this.ended.push(message.ref);
+    else this.context.watch(message);
+  }
+}
+
+describe("a remote ref", () => {
+  it("is told and asked like a local one", async () => {
+    const { worker, stop } = setup();
+    try {
+      const counter = await spawnInWorker<"inc" | "get">(
+        worker,
+        "counter",
+        "Counter",
+      );
+      assert.equal(counter.path, "/user/compute/counter");
+      counter.tell("inc");
+      counter.tell("inc");
+      assert.equal(await counter.ask<number>("get"), 2);
+      const echo = await spawnInWorker<unknown>(worker, "echo", "Echo");
+      assert.deepEqual(await echo.ask({ a: [1, "two"] }), { a: [1, "two"] });
+    } finally {
+      await stop();
+    }
+  });
+
+  it("gives senders that answer across the boundary, both ways", async () => {
+    const { system, worker, stop } = setup();
+    try {
+      const incrementer = await spawnInWorker<number>(
+        worker,
+        "incrementer",
+        "Incrementer",
+      );
+      const player = system.actorOf(Props.create(() => new Player(20)));
+      // 0 → worker → 1 → main → 2 → … each reply goes to the sender ref.
+      assert.equal(await player.ask({ start: incrementer }), 21);
+    } finally {
+      await stop();
+    }
+  });
+
+  it("sends every message of one turn in one postMessage", async () => {
+    const { system, worker, fakes, stop } = setup();
+    try {
+      const echo = await spawnInWorker<number>(worker, "echo", "Echo");
+      await echo.ask(-1); // the worker runs and the spawn has crossed
+      const seen: number[] = [];
+      const collector = system.actorOf(
+        Props.create(() => new Collector(seen)),
+      );
+      const before = fakes.workers[0].main.posts;
+      const repliesBefore = fakes.workers[0].inside.posts;
+      for (let n = 0; n < 500; n++) echo.tell(n, collector);
+      await until(() => seen.length === 500);
+      assert.deepEqual(seen, [...Array(500).keys()]);
+      assert.equal(fakes.workers[0].main.posts - before, 1);
+      // The replies come back batched too (a few slices at most).
+      assert.ok(fakes.workers[0].inside.posts - repliesBefore <= 5);
+    } finally {
+      await stop();
+    }
+  });
+
+  it("sends a long turn in batches of up to 4,096 slots, in order", async () => {
+    const { system, worker, fakes, stop } = setup();
+    try {
+      const echo = await spawnInWorker<number>(worker, "echo", "Echo");
+      await echo.ask(-1);
+      const seen: number[] = [];
+      const collector = system.actorOf(
+        Props.create(() => new Collector(seen)),
+      );
+      const before = fakes.workers[0].main.posts;
+      for (let n = 0; n < 3_000; n++) echo.tell(n, collector);
+      await until(() => seen.length === 3_000);
+      assert.deepEqual(seen, [...Array(3_000).keys()]);
+      // 5 slots a message: 819 messages a batch at most.
+      assert.equal(fakes.workers[0].main.posts - before, 4);
+    } finally {
+      await stop();
+    }
+  });
+
+  it("moves the objects of a Transfer", async () => {
+    const { worker, stop } = setup();
+    try {
+      const measurer = await spawnInWorker<ArrayBuffer>(
+        worker,
+        "measurer",
+        "Measurer",
+      );
+      const buffer = new ArrayBuffer(4096);
+      const size = measurer.ask<number>(new Transfer(buffer, [buffer]));
+      assert.equal(await size, 4096);
+      assert.equal(buffer.byteLength, 0); // detached: moved, not copied
+    } finally {
+      await stop();
+    }
+  });
+});
+
+describe("a message that cannot be cloned", () => {
+  it("goes to dead letters with the clone error; the others cross", async () => {
+    const { system, worker, dead, stop } = setup();
+    try {
+      const echo = await spawnInWorker<unknown>(worker, "echo", "Echo");
+      const seen: number[] = [];
+      const collector = system.actorOf(
+        Props.create(() => new Collector(seen)),
+      );
+      const bad = { run: () => 1 };
+      echo.tell(1, collector);
+      assert.doesNotThrow(() => echo.tell(bad, collector));
+      echo.tell(2, collector);
+      await until(() => seen.length === 2);
+      assert.deepEqual(seen, [1, 2]);
+      const letters = dead.filter((letter) => letter.message === bad);
+      assert.equal(letters.length, 1);
+      assert.equal(letters[0].recipient, echo);
+      assert.equal(letters[0].sender, collector);
+      assert.match(letters[0].reason, /^message could not be cloned \(.+\)$/);
+      // An ask of one fails at once.
+      await assert.rejects(
+        echo.ask(Symbol("not cloneable")),
+        (error) =>
+          error instanceof UndeliveredError &&
+          /could not be cloned/.test(error.reason),
+      );
+    } finally {
+      await stop();
+    }
+  });
+
+  it("as a reply from the worker is a dead letter on the main side", async () => {
+    const { worker, dead, stop } = setup();
+    try {
+      const bad = await spawnInWorker<string>(worker, "bad", "BadReplier");
+      await assert.rejects(bad.ask("go", 300));
+      const letters = dead.filter((letter) =>
+        /could not be cloned/.test(letter.reason)
+      );
+      assert.equal(letters.length, 1);
+    } finally {
+      await stop();
+    }
+  });
+});
+
+describe("spawning in the worker", () => {
+  it("answers the same ref for the same name and factory, a TypeError for another", async () => {
+    const { worker, stop } = setup();
+    try {
+      const first = await spawnInWorker(worker, "twin", "Echo");
+      assert.equal(await spawnInWorker(worker, "twin", "Echo"), first);
+      await assert.rejects(
+        spawnInWorker(worker, "twin", "Counter"),
+        (error) =>
+          error instanceof TypeError && /already runs/.test(error.message),
+      );
+      assert.throws(() => new SpawnInWorker("a/b", "Echo"), TypeError);
+      assert.throws(() => new SpawnInWorker("ok", ""), TypeError);
+    } finally {
+      await stop();
+    }
+  });
+
+  it("from a factory the worker does not know ends the ref, and its messages are dead letters", async () => {
+    const { system, worker, dead, stop } = setup();
+    try {
+      const ended: ActorRef<never>[] = [];
+      const watcher = system.actorOf(Props.create(() => new Watcher(ended)));
+      const ghost = await spawnInWorker<string>(worker, "ghost", "Nope");
+      watcher.tell(ghost as ActorRef<never>);
+      ghost.tell("hello?");
+      await until(() => ended.length === 1);
+      assert.equal(ended[0], ghost);
+      await until(() => dead.some((letter) => letter.message === "hello?"));
+      const letter = dead.find((letter) => letter.message === "hello?")!;
+      assert.match(letter.reason, /no actor named "ghost"|recipient stopped/);
+    } finally {
+      await stop();
+    }
+  });
+});
+
+describe("watching a remote actor", () => {
+  it("gives Terminated when it stops in the worker", async () => {
+    const { system, worker, dead, stop } = setup();
+    try {
+      const ended: ActorRef<never>[] = [];
+      const watcher = system.actorOf(Props.create(() => new Watcher(ended)));
+      const stopper = await spawnInWorker<string>(worker, "stopper", "Stopper");
+      watcher.tell(stopper as ActorRef<never>);
+      assert.equal(await stopper.ask("ping"), "ok");
+      stopper.tell("stop");
+      stopper.tell("after"); // reaches the worker after the stop
+      await until(() => ended.length === 1);
+      assert.equal(ended[0], stopper);
+      await until(() => dead.some((letter) => letter.message === "after"));
+    } finally {
+      await stop();
+    }
+  });
+
+  it("gives Terminated for every watched remote actor when an unsupervised worker dies", async () => {
+    const { system, worker, fakes, dead, stop } = setup();
+    try {
+      const ended: ActorRef<never>[] = [];
+      const watcher = system.actorOf(Props.create(() => new Watcher(ended)));
+      const a = await spawnInWorker(worker, "a", "Echo");
+      const b = await spawnInWorker(worker, "b", "Counter");
+      watcher.tell(a as ActorRef<never>);
+      watcher.tell(b as ActorRef<never>);
+      assert.equal(await a.ask("hi"), "hi");
+      fakes.workers[0].crash();
+      a.tell("lost?");
+      await until(() => ended.length === 2);
+      assert.deepEqual(new Set(ended), new Set([a, b]));
+      assert.equal(fakes.workers[0].terminated, true);
+      await until(() => dead.some((letter) => letter.message === "lost?"));
+    } finally {
+      await stop();
+    }
+  });
+});
+
+describe("a supervised worker", () => {
+  it("killed mid-stream: every message is handled once or dead-lettered once, and the actor runs again", async () => {
+    const { system, worker, fakes, dead, stop } = setup({
+      backoff: { minBackoff: 10, maxBackoff: 100 },
+    });
+    try {
+      const seen: number[] = [];
+      const collector = system.actorOf(
+        Props.create(() => new Collector(seen)),
+      );
+      const recorder = await spawnInWorker<{ n: number }>(
+        worker,
+        "recorder",
+        "Recorder",
+        [250],
+      );
+      const total = 1_000;
+      for (let chunk = 0; chunk < 10; chunk++) {
+        for (let i = 0; i < 100; i++) {
+          recorder.tell({ n: chunk * 100 + i }, collector);
+        }
+        await new Promise((resolve) => setTimeout(resolve, 2));
+      }
+      const deadJobs = () =>
+        dead.filter((letter) =>
+          typeof letter.message === "object" && letter.message !== null &&
+          "n" in letter.message
+        ).map((letter) => (letter.message as { n: number }).n);
+      await until(() => seen.length + deadJobs().length === total);
+      const handled = new Set(seen);
+      const lost = deadJobs();
+      assert.equal(handled.size, seen.length, "no message handled twice");
+      assert.equal(new Set(lost).size, lost.length, "none dead-lettered twice");
+      for (const n of lost) {
+        assert.ok(!handled.has(n), `${n} both handled and dead`);
+      }
+      assert.ok(handled.has(0), "the first worker handled the first jobs");
+      // It died in the turn that handled 250: that turn's replies and
+      // acknowledgements never left it, so 250 counts as not handled.
+      assert.ok(lost.includes(250));
+      assert.ok(handled.has(total - 1), "the new worker handles the rest");
+      assert.equal(fakes.workers.length, 2);
+      for (
+        const letter of dead.filter((l) =>
+          lost.includes((l.message as { n: number }).n)
+        )
+      ) {
+        assert.match(letter.reason, /worker died before handling it/);
+      }
+    } finally {
+      await stop();
+    }
+  });
+
+  it("keeps the order of messages sent before, while and after it is down", async () => {
+    const { system, worker, fakes, dead, stop } = setup({
+      backoff: { minBackoff: 5, maxBackoff: 10 },
+    });
+    try {
+      const seen: number[] = [];
+      const collector = system.actorOf(
+        Props.create(() => new Collector(seen)),
+      );
+      const echo = await spawnInWorker<number>(worker, "echo", "Echo");
+      await echo.ask(-1);
+      let n = 0;
+      for (; n < 100; n++) echo.tell(n, collector);
+      await until(() => seen.length === 100);
+      fakes.workers[0].crash();
+      // Sent while the worker is down, while the next one starts, and after.
+      while (fakes.workers.length < 2 || n < 400) {
+        for (let i = 0; i < 20; i++, n++) echo.tell(n, collector);
+        await new Promise((resolve) => setTimeout(resolve, 1));
+      }
+      await until(() => seen.length === n);
+      assert.deepEqual(seen, [...Array(n).keys()]);
+      assert.deepEqual(
+        dead.filter((letter) => typeof letter.message === "number"),
+        [],
+      );
+    } finally {
+      await stop();
+    }
+  });
+
+  it("dead-letters every message in flight once, in order, when it dies", async () => {
+    const { system, worker, fakes, dead, stop } = setup({
+      backoff: { minBackoff: 5, maxBackoff: 10 },
+    });
+    try {
+      const seen: number[] = [];
+      const collector = system.actorOf(
+        Props.create(() => new Collector(seen)),
+      );
+      const echo = await spawnInWorker<{ n: number } | number>(
+        worker,
+        "echo",
+        "Echo",
+      );
+      await echo.ask(-1);
+      fakes.workers[0].inside.mute = true; // hung: no acknowledgement
+      const total = 3_000; // in flight across several chunks of the books
+      for (let n = 0; n < total; n++) echo.tell({ n }, collector);
+      await until(() => fakes.workers[0].main.posts >= 4);
+      fakes.workers[0].crash("killed");
+      const jobs = () =>
+        dead.filter((letter) =>
+          typeof letter.message === "object" && letter.message !== null &&
+          "n" in letter.message
+        );
+      await until(() => jobs().length >= total);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      assert.deepEqual(
+        jobs().map((letter) => (letter.message as { n: number }).n),
+        [...Array(total).keys()],
+      );
+      for (const letter of jobs()) {
+        assert.match(letter.reason, /worker died before handling it/);
+        assert.equal(letter.recipient, echo);
+      }
+      assert.equal(seen.length, 0);
+    } finally {
+      await stop();
+    }
+  });
+
+  it("that stops answering the heartbeat is replaced", async () => {
+    const { worker, fakes, stop } = setup({
+      backoff: { minBackoff: 1, maxBackoff: 10 },
+      heartbeat: { intervalMs: 10, timeoutMs: 40 },
+    });
+    try {
+      const counter = await spawnInWorker<"inc" | "get">(
+        worker,
+        "counter",
+        "Counter",
+      );
+      counter.tell("inc");
+      assert.equal(await counter.ask("get"), 1);
+      fakes.workers[0].inside.mute = true; // hung: nothing comes back
+      await until(() => fakes.workers.length === 2);
+      assert.equal(fakes.workers[0].terminated, true);
+      // Spawned again in the new worker (with a fresh count).
+      assert.equal(await counter.ask("get"), 0);
+    } finally {
+      await stop();
+    }
+  });
+
+  it("restarted in place by a strategy keeps the messages sent meanwhile", async () => {
+    const { worker, fakes, stop } = setup({
+      strategy: new OneForOneStrategy(() => "restart", { maxRetries: 3 }),
+    });
+    try {
+      const echo = await spawnInWorker<string>(worker, "echo", "Echo");
+      assert.equal(await echo.ask("one"), "one");
+      fakes.workers[0].crash();
+      assert.equal(await echo.ask("two"), "two");
+      assert.equal(fakes.workers.length, 2);
+    } finally {
+      await stop();
+    }
+  });
+});
+
+describe("terminating", () => {
+  it("leaves no listener, and terminates every worker", async () => {
+    const { worker, fakes, stop } = setup({
+      backoff: { minBackoff: 1, maxBackoff: 10 },
+      heartbeat: { intervalMs: 10, timeoutMs: 1_000 },
+    });
+    const echo = await spawnInWorker<string>(worker, "echo", "Echo");
+    assert.equal(await echo.ask("hi"), "hi");
+    fakes.workers[0].crash();
+    await until(() => fakes.workers.length === 2);
+    assert.equal(await echo.ask("again"), "again");
+    await stop();
+    for (const fake of fakes.workers) {
+      assert.equal(fake.terminated, true);
+      assert.equal(fake.main.listenerCount, 0);
+      assert.equal(fake.inside.listenerCount, 0);
+    }
+  });
+
+  it("checks its options at the call", () => {
+    assert.throws(
+      () => workerProps({} as WorkerOptions),
+      (error) => error instanceof TypeError && /"create"/.test(error.message),
+    );
+    assert.throws(
+      () =>
+        workerProps({
+          create: () => undefined,
+          heartbeat: { intervalMs: -1, timeoutMs: 10 },
+        }),
+      (error) =>
+        error instanceof RangeError &&
+        /"heartbeat.intervalMs"/.test(error.message),
+    );
+    assert.throws(
+      () =>
+        workerProps({
+          create: () => undefined,
+          backoff: { minBackoff: 10, maxBackoff: 1 },
+        }),
+      RangeError,
+    );
+  });
+});
