@@ -43,8 +43,8 @@ const archive = execFileSync("git", ["archive", base, "mod.ts", "src"], {
 });
 execFileSync("tar", ["-x", "-C", join(out, "base")], { input: archive });
 
-async function bundle(tree, name) {
-  const file = join(out, `${name}.mjs`);
+async function bundle(tree, name, group) {
+  const file = join(out, `${name}-${group}.mjs`);
   await build({
     entryPoints: [join(root, "bench", "lib", "compare_workloads.ts")],
     bundle: true,
@@ -53,16 +53,24 @@ async function bundle(tree, name) {
     target: "es2022",
     outfile: file,
     alias: { LIBRARY: join(tree, "mod.ts") },
-    banner: { js: quick ? "globalThis.COMPARE_QUICK = true;" : "" },
+    banner: {
+      js: `globalThis.COMPARE_GROUP = ${JSON.stringify(group)};${
+        quick ? " globalThis.COMPARE_QUICK = true;" : ""
+      }`,
+    },
     logLevel: "error",
   });
   return file;
 }
 
-const files = {
-  base: await bundle(join(out, "base"), "base"),
-  current: await bundle(root, "current"),
-};
+// Each tree's workloads run in two fresh processes: message workloads, then
+// spawning (see bench/lib/compare_workloads.ts for why).
+const GROUPS = ["messages", "spawn"];
+const files = { base: {}, current: {} };
+for (const group of GROUPS) {
+  files.base[group] = await bundle(join(out, "base"), "base", group);
+  files.current[group] = await bundle(root, "current", group);
+}
 
 function runOnce(runtime, file) {
   const command = {
@@ -105,7 +113,14 @@ for (const runtime of runtimes) {
   const samples = { base: [], current: [] };
   for (let r = 0; r < rounds; r++) {
     const order = r % 2 === 0 ? ["base", "current"] : ["current", "base"];
-    for (const tree of order) samples[tree].push(runOnce(runtime, files[tree]));
+    for (const tree of order) {
+      samples[tree].push(
+        Object.assign(
+          {},
+          ...GROUPS.map((group) => runOnce(runtime, files[tree][group])),
+        ),
+      );
+    }
   }
   const figures = {};
   for (const metric of Object.keys(samples.base[0])) {
