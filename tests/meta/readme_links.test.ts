@@ -68,6 +68,21 @@ describe("README links on the JSR page", () => {
     );
   });
 
+  it("links only sections that exist (README's own #anchors)", () => {
+    const readme = readFileSync(join(root, "README.md"), "utf8")
+      .replace(/^```[\s\S]*?^```/gm, ""); // headings inside code are no headings
+    // GitHub's and JSR's slugs: lower case, punctuation dropped, spaces to "-".
+    const slugs = new Set(
+      [...readme.matchAll(/^#{1,6} (.*)$/gm)].map((m) =>
+        m[1].trim().toLowerCase().replace(/[^\w\- ]/g, "").replaceAll(" ", "-")
+      ),
+    );
+    const missing = [...readme.matchAll(/\]\(#([^)\s]+)\)/g)]
+      .map((m) => m[1])
+      .filter((anchor) => !slugs.has(anchor));
+    assert.deepEqual(missing, []);
+  });
+
   it("links the API reference on JSR", () => {
     const readme = readFileSync(join(root, "README.md"), "utf8");
     assert.ok(readme.includes("(https://jsr.io/@understudy/core/doc)"));
