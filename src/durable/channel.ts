@@ -107,6 +107,11 @@ export class Channel {
     }
   }
 
+  /** The system's clock, for ask deadlines. */
+  now(): number {
+    return this.#system.scheduler.now();
+  }
+
   /**
    * Gives up everything queued or waiting for a retry (dead letters, asks
    * rejected) and clears every timer. Calls already out settle as they
@@ -117,7 +122,7 @@ export class Channel {
     this.#closed = true;
     const reason = new Error("the sending actor host was reset");
     for (const [timer, call] of this.#waits) {
-      globalThis.clearTimeout(timer as number);
+      this.#system.scheduler.clearTimeout(timer);
       for (const item of call.items) this.#giveUp(item, reason, call.attempts);
     }
     this.#waits.clear();
@@ -170,7 +175,7 @@ export class Channel {
           this.#target,
         );
       } else {
-        const remaining = Math.max(1, Math.ceil(ask.deadline - Date.now()));
+        const remaining = Math.max(1, Math.ceil(ask.deadline - this.now()));
         result = stub.understudyAsk(
           call.items[0].packet,
           this.#target,
@@ -214,11 +219,12 @@ export class Channel {
     const delayMs = this.#retryDelay(call, error);
     if (
       delayMs !== undefined &&
-      (ask === undefined || Date.now() + delayMs < ask.deadline)
+      (ask === undefined || this.now() + delayMs < ask.deadline)
     ) {
       // A failed stub may stay broken: the retry takes a fresh one.
       this.#stub = undefined;
-      const timer = globalThis.setTimeout(() => {
+      // On the system's scheduler: a test's manual clock moves the waits too.
+      const timer = this.#system.scheduler.setTimeout(() => {
         this.#waits.delete(timer);
         this.#call(call);
       }, delayMs);

@@ -112,7 +112,7 @@ export class ChannelRef<T> extends RemoteRef<T> {
             reject(error);
           },
           timeoutMs: ms,
-          deadline: Date.now() + ms,
+          deadline: this.#channel.now() + ms,
         },
       });
     });
