@@ -1,11 +1,11 @@
-// The BackoffSender, under fake time: a resource that fails the first k
+// The BackoffSender, in virtual time (a ManualScheduler; no global timer
+// faked): a resource that fails the first k
 // calls, replies to the original askers, exact delays with a seeded random,
 // order after re-sends, the maxUnacked bound and the maxAttempts cap with
 // dead letters, a child that cannot start, duplicates, the protocol, stop,
 // and bad options.
 import { afterEach, beforeEach, describe, it } from "node:test";
 import assert from "node:assert/strict";
-import type * as FakeTimers from "@sinonjs/fake-timers";
 import {
   Actor,
   type ActorRef,
@@ -31,7 +31,9 @@ import {
   BackoffSenderRetryScheduled,
   BackoffSenderTracked,
 } from "../../src/patterns/backoff_sender_protocol.ts";
-import { eventsOf, installClock, recordingSystem, settle } from "./_helpers.ts";
+import { ManualScheduler } from "../../src/testing/manual_scheduler.ts";
+import { eventsOf } from "./_helpers.ts";
+import { recordingManualSystem } from "../_helpers_testkit.ts";
 
 type Tracked = BackoffSender.Tracked<string>;
 
@@ -47,7 +49,7 @@ class Resource {
   poison = new Set<string>();
   /** Message ids whose next try does the work and replies, then crashes before the ack. */
   crashBeforeAck = new Set<number>();
-  /** Fake time and path of each child created. */
+  /** Virtual time and path of each child created. */
   readonly spawns: { at: number; path: string }[] = [];
   /** Each call: when, which id, which try. */
   readonly attempts: { at: number; id: number; attempt: number }[] = [];
@@ -63,7 +65,10 @@ class Resource {
 class DangerousWorker extends Actor<Tracked> {
   constructor(private readonly resource: Resource) {
     super();
-    resource.spawns.push({ at: Date.now(), path: this.self.path });
+    resource.spawns.push({
+      at: this.context.system.scheduler.now(),
+      path: this.self.path,
+    });
   }
 
   override preStart(): void {
@@ -77,7 +82,7 @@ class DangerousWorker extends Actor<Tracked> {
     const r = this.resource;
     const call = ++r.calls;
     r.attempts.push({
-      at: Date.now(),
+      at: this.context.system.scheduler.now(),
       id: tracked.id,
       attempt: tracked.attempt,
     });
@@ -116,21 +121,25 @@ class Asker extends Actor<string> {
   }
 }
 
-let clock: FakeTimers.Clock;
+let scheduler: ManualScheduler;
 let system: ActorSystem;
 let events: object[];
 let resource: Resource;
 
 beforeEach(() => {
-  clock = installClock();
-  ({ system, events } = recordingSystem());
+  scheduler = new ManualScheduler();
+  ({ system, events } = recordingManualSystem(scheduler));
   resource = new Resource();
 });
 
 afterEach(async () => {
   await system.terminate();
-  clock.uninstall();
 });
+
+/** Lets the actors process what is queued and fires what is due now. */
+function settle(): Promise<void> {
+  return scheduler.timePasses(0);
+}
 
 function startSender(
   options: Partial<BackoffSenderOptions<string>> = {},
@@ -161,7 +170,7 @@ function seeded(seed: number): () => number {
 
 async function ask<R>(ref: ActorRef<unknown>, message: unknown): Promise<R> {
   const reply = ref.ask<R>(message);
-  await settle(clock);
+  await settle();
   return await reply;
 }
 
@@ -189,10 +198,10 @@ describe("BackoffSender delivery", () => {
       Props.create(() => new Asker(sender, "a", (a) => (asker = a))),
       "asker",
     );
-    await settle(clock);
+    await settle();
     sender.tell("b");
     sender.tell("c");
-    await settle(clock);
+    await settle();
     assert.deepEqual(
       seen.map((t) => [t.id, t.message, t.attempt]),
       [[1, "a", 1], [2, "b", 1], [3, "c", 1]],
@@ -216,9 +225,9 @@ describe("BackoffSender delivery", () => {
         Props.create(() => new Asker(sender, message, (a) => askers.push(a))),
       );
     }
-    await settle(clock); // the askers have sent m1 to m5
+    await settle(); // the askers have sent m1 to m5
     const viaAsk = sender.ask<string>("m6", 60_000);
-    await clock.tickAsync(10_000);
+    await scheduler.timePasses(10_000);
     assert.equal(await viaAsk, "done m6");
     assert.deepEqual(
       askers.map((a) => a.replies),
@@ -274,18 +283,18 @@ describe("BackoffSender delivery", () => {
     assert.ok(expected.some((d) => d > 0), "the seed gives some waits");
     const sender = startSender({ policy });
     const answer = sender.ask<string>("job", 60_000);
-    await settle(clock);
+    await settle();
     const callTimes = [0];
     for (const d of expected) callTimes.push(callTimes.at(-1)! + d);
     for (const t of new Set(callTimes)) {
-      if (t > Date.now()) {
-        await clock.tickAsync(t - Date.now() - 1);
+      if (t > scheduler.now()) {
+        await scheduler.timePasses(t - scheduler.now() - 1);
         assert.equal(
           resource.calls,
           callTimes.filter((c) => c < t).length,
-          `no early call at ${Date.now()} ms`,
+          `no early call at ${scheduler.now()} ms`,
         );
-        await clock.tickAsync(1);
+        await scheduler.timePasses(1);
       }
       assert.equal(
         resource.calls,
@@ -307,7 +316,7 @@ describe("BackoffSender delivery", () => {
   it("by default uses the article's policy: 10 ms slots, delayFor(n) a whole number of slots below 2^n", async () => {
     resource.failFirst = 12;
     startSender().tell("job");
-    await clock.tickAsync(120_000);
+    await scheduler.timePasses(120_000);
     const scheduled = eventsOf(events, BackoffSenderRetryScheduled);
     assert.equal(scheduled.length, 12);
     for (const e of scheduled) {
@@ -325,18 +334,18 @@ describe("BackoffSender delivery", () => {
   it("re-sends in the original order with the original senders; messages arriving meanwhile wait behind them", async () => {
     resource.failFirst = 0;
     const sender = startSender({ policy: fixed(100) });
-    await settle(clock);
+    await settle();
     const answers = ["m1", "m2", "m3", "m4", "m5"].map((m) =>
       sender.ask<string>(m, 60_000)
     );
     resource.poison.add("m2");
-    await settle(clock);
+    await settle();
     resource.poison.delete("m2");
     assert.deepEqual(resource.done.map((d) => d.message), ["m1"]);
     const late = ["m6", "m7"].map((m) => sender.ask<string>(m, 60_000));
-    await clock.tickAsync(99);
+    await scheduler.timePasses(99);
     assert.deepEqual(resource.done.map((d) => d.message), ["m1"], "waiting");
-    await clock.tickAsync(1);
+    await scheduler.timePasses(1);
     assert.deepEqual(
       resource.done.map((d) => d.message),
       ["m1", "m2", "m3", "m4", "m5", "m6", "m7"],
@@ -386,7 +395,7 @@ describe("BackoffSender delivery", () => {
     for (const text of ["a", "b", "c"]) {
       sender.tell(text, ledger as ActorRef<never>);
     }
-    await clock.tickAsync(1_000);
+    await scheduler.timePasses(1_000);
     assert.deepEqual(received, [1, 2, 2, 3], "id 2 came twice");
     assert.deepEqual(applied, ["a", "b", "c"], "applied once each");
     assert.deepEqual(
@@ -413,7 +422,7 @@ describe("BackoffSender bounds and dead letters", () => {
     const answers = ["m1", "m2", "m3", "m4", "m5"].map((m) =>
       sender.ask<string>(m, 60_000).catch((error) => error)
     );
-    await settle(clock);
+    await settle();
     const [e1, e2] = await Promise.all(answers.slice(0, 2));
     for (const error of [e1, e2]) {
       assert.ok(error instanceof UndeliveredError);
@@ -435,14 +444,14 @@ describe("BackoffSender bounds and dead letters", () => {
     resource.failFirst = 1;
     const sender = startSender({ maxUnacked: 3, policy: fixed(1_000) });
     sender.tell("m1"); // crashes the child: a wait of 1 s
-    await settle(clock);
+    await settle();
     for (const m of ["m2", "m3", "m4", "m5"]) sender.tell(m);
-    await settle(clock);
+    await settle();
     assert.deepEqual(
       eventsOf(events, BackoffSenderGaveUp).map((e) => e.message),
       ["m1", "m2"],
     );
-    await clock.tickAsync(1_000);
+    await scheduler.timePasses(1_000);
     assert.deepEqual(
       resource.done.map((d) => d.message),
       ["m3", "m4", "m5"],
@@ -454,7 +463,7 @@ describe("BackoffSender bounds and dead letters", () => {
     const sender = startSender({ maxAttempts: 3, policy: fixed(10) });
     const poisoned = sender.ask<string>("poison", 60_000).catch((e) => e);
     const fine = ["a", "b"].map((m) => sender.ask<string>(m, 60_000));
-    await clock.tickAsync(1_000);
+    await scheduler.timePasses(1_000);
     const error = await poisoned;
     assert.ok(error instanceof UndeliveredError);
     assert.match(error.reason, /not acknowledged after 3 attempts/);
@@ -484,7 +493,7 @@ describe("BackoffSender bounds and dead letters", () => {
     const sender = startSender({ maxAttempts: 1 });
     const first = sender.ask<string>("m1", 60_000).catch((e) => e);
     const second = sender.ask<string>("m2", 60_000);
-    await clock.tickAsync(100);
+    await scheduler.timePasses(100);
     assert.ok((await first) instanceof UndeliveredError);
     assert.equal(await second, "done m2");
     assert.equal(resource.attempts.filter((a) => a.id === 1).length, 1);
@@ -512,17 +521,17 @@ describe("BackoffSender bounds and dead letters", () => {
       Props.create(() => (owner = new Owner())),
       "owner",
     );
-    await settle(clock);
+    await settle();
     const pending = owner.child.ask<string>("m1", 60_000).catch((e) => e);
-    await settle(clock);
+    await settle();
     assert.equal(eventsOf(events, BackoffSenderRetryScheduled).length, 1);
     ownerRef.tell("stop");
-    await settle(clock);
+    await settle();
     const error = await pending;
     assert.ok(error instanceof UndeliveredError);
     assert.equal(error.reason, "BackoffSender stopped");
-    assert.equal(clock.countTimers(), 0, "no timer left");
-    await clock.tickAsync(10_000);
+    assert.equal(scheduler.pendingTimers, 0, "no timer left");
+    await scheduler.timePasses(10_000);
     assert.equal(resource.calls, 1, "nothing re-sent");
     assert.equal(resource.spawns.length, 2, "no child after the stop");
   });
@@ -536,7 +545,7 @@ describe("BackoffSender and a child that cannot start", () => {
       policy: fixed(100, 200, 400, 800),
     });
     const answer = sender.ask<string>("job", 60_000);
-    await clock.tickAsync(2_000);
+    await scheduler.timePasses(2_000);
     assert.deepEqual(resource.spawns.map((s) => s.at), [0, 100, 300, 700]);
     assert.equal(await answer, "done job");
     assert.deepEqual(
@@ -549,19 +558,19 @@ describe("BackoffSender and a child that cannot start", () => {
   it("a fresh child that fails during the wait is replaced when the next, longer wait ends", async () => {
     resource.failFirst = 1;
     const sender = startSender({ policy: fixed(100, 200, 400) });
-    await settle(clock);
+    await settle();
     resource.failStarts = 1; // the child spawned after the crash fails to start
     const answer = sender.ask<string>("job", 60_000);
-    await settle(clock);
+    await settle();
     assert.deepEqual(resource.spawns.map((s) => s.at), [0, 0]);
     assert.equal(
       await currentChild(sender),
       undefined,
       "none while the wait runs",
     );
-    await clock.tickAsync(199);
+    await scheduler.timePasses(199);
     assert.equal(resource.spawns.length, 2);
-    await clock.tickAsync(1);
+    await scheduler.timePasses(1);
     assert.deepEqual(resource.spawns.map((s) => s.at), [0, 0, 200]);
     assert.equal(await answer, "done job");
     assert.deepEqual(
@@ -591,15 +600,15 @@ describe("BackoffSender protocol", () => {
     resource.failFirst = 2;
     const sender = startSender({ policy: fixed(1_000) });
     sender.tell("m1");
-    await clock.tickAsync(1_000); // crash, wait 1 s, crash again
+    await scheduler.timePasses(1_000); // crash, wait 1 s, crash again
     assert.equal(await retryCount(sender), 2);
     sender.tell(BackoffSender.Reset);
-    await settle(clock);
+    await settle();
     assert.equal(await retryCount(sender), 0);
     resource.failFirst = resource.calls + 1;
-    await clock.tickAsync(1_000); // the re-send crashes once more
+    await scheduler.timePasses(1_000); // the re-send crashes once more
     assert.equal(await retryCount(sender), 1);
-    await clock.tickAsync(1_000); // and now succeeds
+    await scheduler.timePasses(1_000); // and now succeeds
     assert.equal(await retryCount(sender), 0, "reset by the Ack");
     assert.deepEqual(
       eventsOf(events, BackoffSenderRetryScheduled).map((e) => e.retryCount),
@@ -629,12 +638,12 @@ describe("BackoffSender protocol", () => {
       "sender",
     );
     sender.tell("crash");
-    await settle(clock);
+    await settle();
     sender.tell(new BackoffSender.Ack(999));
-    await settle(clock);
+    await settle();
     assert.equal(await retryCount(sender), 1, "an unknown id resets nothing");
     const answer = sender.ask<string>("x", 60_000);
-    await clock.tickAsync(50); // the wait after the crash
+    await scheduler.timePasses(50); // the wait after the crash
     assert.equal(await answer, "ok");
     assert.deepEqual(ids(eventsOf(events, BackoffSenderAcknowledged)), [1, 2]);
     assert.equal(await retryCount(sender), 0, "the known id reset it");
@@ -644,21 +653,21 @@ describe("BackoffSender protocol", () => {
     resource.failFirst = 1;
     const sender = startSender({ policy: fixed(10_000) });
     const answer = sender.ask<string>("job", 60_000);
-    await clock.tickAsync(100);
+    await scheduler.timePasses(100);
     assert.equal(resource.calls, 1);
     sender.tell(BackoffSender.RespawnNow);
-    await settle(clock);
+    await settle();
     assert.equal(await answer, "done job");
-    assert.equal(clock.countTimers(), 0, "the wait's timer is cancelled");
+    assert.equal(scheduler.pendingTimers, 0, "the wait's timer is cancelled");
   });
 
   it("GetCurrentChild: the running child, the fresh one while waiting", async () => {
     resource.failFirst = 1;
     const sender = startSender({ policy: fixed(1_000) });
-    await settle(clock);
+    await settle();
     assert.equal(await currentChild(sender), "/user/sender/worker-1");
     sender.tell("m1");
-    await settle(clock);
+    await settle();
     assert.equal(await currentChild(sender), "/user/sender/worker-2");
   });
 
@@ -686,7 +695,7 @@ describe("BackoffSender protocol", () => {
       }
     }
     system.actorOf(Props.create(() => new Parent()), "parent").tell("go");
-    await settle(clock);
+    await settle();
     assert.deepEqual(upstairs, [["news about job", "/user/parent/sender"]]);
     assert.deepEqual(ids(eventsOf(events, BackoffSenderAcknowledged)), [1]);
   });
@@ -706,14 +715,14 @@ describe("BackoffSender with a broken policy", () => {
       resource.failFirst = 1;
       const sender = startSender({ policy: { delayFor } });
       const answer = sender.ask<string>("job", 60_000);
-      await settle(clock);
+      await settle();
       assert.deepEqual(
         eventsOf(events, BackoffSenderRetryScheduled).map((e) => e.delayMs),
         [BACKOFF_SENDER_FALLBACK_DELAY_MS],
       );
-      await clock.tickAsync(BACKOFF_SENDER_FALLBACK_DELAY_MS - 1);
+      await scheduler.timePasses(BACKOFF_SENDER_FALLBACK_DELAY_MS - 1);
       assert.equal(resource.calls, 1);
-      await clock.tickAsync(1);
+      await scheduler.timePasses(1);
       assert.equal(await answer, "done job");
     });
   }

@@ -2,11 +2,12 @@
 // Specification of the CircuitBreaker: closed → open after maxFailures
 // consecutive failures or timeouts, fail-fast while open, half-open after
 // the reset timeout (growing while trials fail), one trial call, the
-// listeners, dispose, and the checks of its options.
+// listeners, dispose, and the checks of its options. In virtual time: the
+// breakers run on a ManualScheduler (their `scheduler` option, or their
+// actor system's), so no global timer is faked.
 
 import { afterEach, beforeEach, describe, it } from "node:test";
 import assert from "node:assert/strict";
-import * as FakeTimers from "@sinonjs/fake-timers";
 import {
   CircuitBreaker,
   CircuitBreakerOpenError,
@@ -16,8 +17,6 @@ import {
 import { Actor, type ActorRef, Props } from "../../mod.ts";
 import { ManualScheduler } from "../../src/testing/manual_scheduler.ts";
 import { createSystem } from "../runtime/_helpers.ts";
-
-type Clock = ReturnType<typeof FakeTimers.install>;
 
 /** A promise settled from outside, for calls that end when the test says. */
 function pending<T = string>() {
@@ -33,8 +32,9 @@ function pending<T = string>() {
 const down = () => Promise.reject(new Error("down"));
 const up = () => Promise.resolve("up");
 
-/** A breaker whose transitions are recorded as [fake time, what]. */
+/** A breaker on `scheduler` whose transitions are recorded as [virtual time, what]. */
 function recordedBreaker(
+  scheduler: ManualScheduler,
   options: Partial<CircuitBreakerOptions> = {},
 ): { breaker: CircuitBreaker; log: [number, string][]; causes: unknown[] } {
   const log: [number, string][] = [];
@@ -43,12 +43,13 @@ function recordedBreaker(
     maxFailures: 3,
     callTimeoutMs: 500,
     resetTimeoutMs: 1_000,
+    scheduler,
     onOpen: ({ resetTimeoutMs, cause }) => {
-      log.push([Date.now(), `open ${resetTimeoutMs}`]);
+      log.push([scheduler.now(), `open ${resetTimeoutMs}`]);
       causes.push(cause);
     },
-    onHalfOpen: () => log.push([Date.now(), "half-open"]),
-    onClose: () => log.push([Date.now(), "closed"]),
+    onHalfOpen: () => log.push([scheduler.now(), "half-open"]),
+    onClose: () => log.push([scheduler.now(), "closed"]),
     ...options,
   });
   return { breaker, log, causes };
@@ -60,18 +61,17 @@ function outcome<T>(promise: Promise<T>): Promise<T | unknown> {
 }
 
 describe("CircuitBreaker: closed", () => {
-  let clock: Clock;
+  let scheduler: ManualScheduler;
   let breaker: CircuitBreaker;
   beforeEach(() => {
-    clock = FakeTimers.install({ toNotFake: ["nextTick", "queueMicrotask"] });
+    scheduler = new ManualScheduler();
   });
   afterEach(() => {
     breaker?.dispose();
-    clock.uninstall();
   });
 
   it("passes values and errors through as they are, and leaves no timer", async () => {
-    ({ breaker } = recordedBreaker());
+    ({ breaker } = recordedBreaker(scheduler));
     assert.equal(breaker.state, "closed");
     assert.equal(await breaker.call(() => Promise.resolve(42)), 42);
     assert.equal(await breaker.call(() => "plain value"), "plain value");
@@ -87,12 +87,12 @@ describe("CircuitBreaker: closed", () => {
       })),
       thrown,
     );
-    assert.equal(clock.countTimers(), 0);
+    assert.equal(scheduler.pendingTimers, 0);
   });
 
   it("counts consecutive failures; a success resets the count", async () => {
     let log: [number, string][];
-    ({ breaker, log } = recordedBreaker());
+    ({ breaker, log } = recordedBreaker(scheduler));
     await outcome(breaker.call(down));
     await outcome(breaker.call(() => {
       throw new Error("sync failures count too");
@@ -109,11 +109,11 @@ describe("CircuitBreaker: closed", () => {
   it("opens at maxFailures consecutive failures, telling onOpen the failure and how long", async () => {
     let log: [number, string][];
     let causes: unknown[];
-    ({ breaker, log, causes } = recordedBreaker());
+    ({ breaker, log, causes } = recordedBreaker(scheduler));
     const third = new Error("third");
     await outcome(breaker.call(down));
     await outcome(breaker.call(down));
-    await clock.tickAsync(50);
+    await scheduler.timePasses(50);
     const seen = await outcome(breaker.call(() => Promise.reject(third)));
     assert.equal(
       seen,
@@ -127,14 +127,14 @@ describe("CircuitBreaker: closed", () => {
 
   it("counts a call that outlives callTimeoutMs as a failure, rejecting it then with CircuitBreakerTimeoutError", async () => {
     let causes: unknown[];
-    ({ breaker, causes } = recordedBreaker({ maxFailures: 2 }));
+    ({ breaker, causes } = recordedBreaker(scheduler, { maxFailures: 2 }));
     const settledAt: number[] = [];
     const slow = pending();
     const first = outcome(breaker.call(() => slow.promise));
-    first.then(() => settledAt.push(Date.now()));
-    await clock.tickAsync(499);
+    first.then(() => settledAt.push(scheduler.now()));
+    await scheduler.timePasses(499);
     assert.deepEqual(settledAt, []);
-    await clock.tickAsync(1);
+    await scheduler.timePasses(1);
     assert.deepEqual(settledAt, [500]);
     const error = await first;
     assert.ok(error instanceof CircuitBreakerTimeoutError);
@@ -145,35 +145,34 @@ describe("CircuitBreaker: closed", () => {
     );
     assert.equal(breaker.failures, 1);
     slow.resolve("too late");
-    await clock.tickAsync(0);
+    await scheduler.timePasses(0);
     assert.equal(breaker.failures, 1, "the late success is ignored");
     const second = outcome(breaker.call(() => new Promise(() => {})));
-    await clock.tickAsync(500);
+    await scheduler.timePasses(500);
     assert.ok((await second) instanceof CircuitBreakerTimeoutError);
     assert.equal(breaker.state, "open");
     assert.ok(causes[0] instanceof CircuitBreakerTimeoutError);
   });
 
   it("clears a call's timeout when the call settles first", async () => {
-    ({ breaker } = recordedBreaker());
+    ({ breaker } = recordedBreaker(scheduler));
     const call = pending();
     const answer = breaker.call(() => call.promise);
-    assert.equal(clock.countTimers(), 1);
+    assert.equal(scheduler.pendingTimers, 1);
     call.resolve("in time");
     assert.equal(await answer, "in time");
-    assert.equal(clock.countTimers(), 0);
+    assert.equal(scheduler.pendingTimers, 0);
   });
 });
 
 describe("CircuitBreaker: open and half-open", () => {
-  let clock: Clock;
+  let scheduler: ManualScheduler;
   let breaker: CircuitBreaker;
   beforeEach(() => {
-    clock = FakeTimers.install({ toNotFake: ["nextTick", "queueMicrotask"] });
+    scheduler = new ManualScheduler();
   });
   afterEach(() => {
     breaker?.dispose();
-    clock.uninstall();
   });
 
   async function trip(times = 3): Promise<void> {
@@ -181,9 +180,9 @@ describe("CircuitBreaker: open and half-open", () => {
   }
 
   it("fails fast while open, without calling, with the time left until half-open", async () => {
-    ({ breaker } = recordedBreaker());
+    ({ breaker } = recordedBreaker(scheduler));
     await trip();
-    await clock.tickAsync(300);
+    await scheduler.timePasses(300);
     let called = false;
     const error = await outcome(breaker.call(() => (called = true)));
     assert.equal(called, false);
@@ -198,21 +197,25 @@ describe("CircuitBreaker: open and half-open", () => {
 
   it("turns half-open exactly resetTimeoutMs after opening", async () => {
     let log: [number, string][];
-    ({ breaker, log } = recordedBreaker());
+    ({ breaker, log } = recordedBreaker(scheduler));
     await trip();
-    await clock.tickAsync(999);
+    await scheduler.timePasses(999);
     assert.equal(breaker.state, "open");
-    await clock.tickAsync(1);
+    await scheduler.timePasses(1);
     assert.equal(breaker.state, "half-open");
     assert.deepEqual(log, [[0, "open 1000"], [1_000, "half-open"]]);
-    assert.equal(clock.countTimers(), 0, "no timer while half-open and idle");
+    assert.equal(
+      scheduler.pendingTimers,
+      0,
+      "no timer while half-open and idle",
+    );
   });
 
   it("lets one trial call through; others fail fast until it ends; its success closes", async () => {
     let log: [number, string][];
-    ({ breaker, log } = recordedBreaker());
+    ({ breaker, log } = recordedBreaker(scheduler));
     await trip();
-    await clock.tickAsync(1_000);
+    await scheduler.timePasses(1_000);
     const trial = pending();
     let trialCalls = 0;
     const answer = breaker.call(() => (trialCalls++, trial.promise));
@@ -226,7 +229,7 @@ describe("CircuitBreaker: open and half-open", () => {
       other.message,
       "Circuit breaker is half-open: calls fail fast until its trial call ends",
     );
-    await clock.tickAsync(100);
+    await scheduler.timePasses(100);
     trial.resolve("back");
     assert.equal(await answer, "back");
     assert.equal(breaker.state, "closed");
@@ -242,19 +245,19 @@ describe("CircuitBreaker: open and half-open", () => {
   it("reopens when the trial fails, or times out", async () => {
     let log: [number, string][];
     let causes: unknown[];
-    ({ breaker, log, causes } = recordedBreaker());
+    ({ breaker, log, causes } = recordedBreaker(scheduler));
     await trip();
-    await clock.tickAsync(1_000);
+    await scheduler.timePasses(1_000);
     const trialError = new Error("still down");
     assert.equal(
       await outcome(breaker.call(() => Promise.reject(trialError))),
       trialError,
     );
     assert.equal(breaker.state, "open");
-    await clock.tickAsync(1_000);
+    await scheduler.timePasses(1_000);
     assert.equal(breaker.state, "half-open");
     const timedOut = outcome(breaker.call(() => new Promise(() => {})));
-    await clock.tickAsync(500);
+    await scheduler.timePasses(500);
     assert.ok((await timedOut) instanceof CircuitBreakerTimeoutError);
     assert.equal(breaker.state, "open");
     assert.deepEqual(log, [
@@ -270,12 +273,14 @@ describe("CircuitBreaker: open and half-open", () => {
 
   it("grows the reset timeout by exponentialBackoffFactor while trials fail, up to maxResetTimeoutMs, and resets it on closing", async () => {
     let log: [number, string][];
-    ({ breaker, log } = recordedBreaker({ maxResetTimeoutMs: 5_000 }));
+    ({ breaker, log } = recordedBreaker(scheduler, {
+      maxResetTimeoutMs: 5_000,
+    }));
     await trip();
     const openings: number[] = [];
     for (let i = 0; i < 4; i++) {
-      await clock.runToLastAsync(); // to half-open
-      openings.push(Date.now());
+      await scheduler.timePasses(scheduler.nextDueInMs()!); // to half-open
+      openings.push(scheduler.now());
       await outcome(breaker.call(down)); // the trial fails
     }
     assert.deepEqual(openings, [1_000, 3_000, 7_000, 12_000]);
@@ -283,7 +288,7 @@ describe("CircuitBreaker: open and half-open", () => {
       log.filter(([, what]) => what.startsWith("open")).map(([, what]) => what),
       ["open 1000", "open 2000", "open 4000", "open 5000", "open 5000"],
     );
-    await clock.runToLastAsync();
+    await scheduler.timePasses(scheduler.nextDueInMs()!);
     assert.equal(await breaker.call(up), "up");
     assert.equal(breaker.state, "closed");
     await trip();
@@ -292,13 +297,13 @@ describe("CircuitBreaker: open and half-open", () => {
 
   it("grows by the given factor", async () => {
     let log: [number, string][];
-    ({ breaker, log } = recordedBreaker({
+    ({ breaker, log } = recordedBreaker(scheduler, {
       maxResetTimeoutMs: 100_000,
       exponentialBackoffFactor: 3,
     }));
     await trip();
     for (let i = 0; i < 2; i++) {
-      await clock.runToLastAsync();
+      await scheduler.timePasses(scheduler.nextDueInMs()!);
       await outcome(breaker.call(down));
     }
     assert.deepEqual(
@@ -309,9 +314,9 @@ describe("CircuitBreaker: open and half-open", () => {
 
   it("does not grow without maxResetTimeoutMs", async () => {
     let log: [number, string][];
-    ({ breaker, log } = recordedBreaker());
+    ({ breaker, log } = recordedBreaker(scheduler));
     await trip();
-    await clock.runToLastAsync();
+    await scheduler.timePasses(scheduler.nextDueInMs()!);
     await outcome(breaker.call(down));
     assert.deepEqual(log.map(([, what]) => what), [
       "open 1000",
@@ -321,7 +326,7 @@ describe("CircuitBreaker: open and half-open", () => {
   });
 
   it("ignores the outcome of a call that began in an earlier state", async () => {
-    ({ breaker } = recordedBreaker());
+    ({ breaker } = recordedBreaker(scheduler));
     const early = pending();
     const earlyAnswer = breaker.call(() => early.promise);
     await trip();
@@ -329,16 +334,16 @@ describe("CircuitBreaker: open and half-open", () => {
     early.resolve("late success");
     assert.equal(await earlyAnswer, "late success", "its caller still gets it");
     assert.equal(breaker.state, "open", "a success from closed does not close");
-    await clock.tickAsync(1_000);
+    await scheduler.timePasses(1_000);
     const stale = pending();
     // A call that began while closed, ending in half-open, is not the trial.
-    const { breaker: second, log } = recordedBreaker({
+    const { breaker: second, log } = recordedBreaker(scheduler, {
       maxFailures: 1,
       callTimeoutMs: 5_000,
     });
     const staleAnswer = outcome(second.call(() => stale.promise));
     await outcome(second.call(down));
-    await clock.tickAsync(1_000);
+    await scheduler.timePasses(1_000);
     assert.equal(second.state, "half-open");
     stale.reject(new Error("stale failure"));
     await staleAnswer;
@@ -349,27 +354,26 @@ describe("CircuitBreaker: open and half-open", () => {
 });
 
 describe("CircuitBreaker: dispose", () => {
-  let clock: Clock;
+  let scheduler: ManualScheduler;
   beforeEach(() => {
-    clock = FakeTimers.install({ toNotFake: ["nextTick", "queueMicrotask"] });
+    scheduler = new ManualScheduler();
   });
-  afterEach(() => clock.uninstall());
 
   it("clears the reset timer and the calls' timeouts; later calls reject; calls in flight still settle", async () => {
-    const { breaker, log } = recordedBreaker({ maxFailures: 1 });
+    const { breaker, log } = recordedBreaker(scheduler, { maxFailures: 1 });
     const inFlight = pending();
     const answer = breaker.call(() => inFlight.promise);
     const second = breaker.call(() => new Promise(() => {}));
     await outcome(breaker.call(down)); // opens
     assert.equal(
-      clock.countTimers(),
+      scheduler.pendingTimers,
       3,
       "two call timeouts and the reset timer",
     );
     breaker.dispose();
     breaker.dispose();
-    assert.equal(clock.countTimers(), 0);
-    await clock.tickAsync(10_000);
+    assert.equal(scheduler.pendingTimers, 0);
+    await scheduler.timePasses(10_000);
     inFlight.resolve("finished anyway");
     assert.equal(await answer, "finished anyway");
     let called = false;
@@ -385,7 +389,7 @@ describe("CircuitBreaker: dispose", () => {
 describe("CircuitBreaker on a given scheduler", () => {
   it("runs its timers and reads its clock there, with no global faked", async () => {
     const scheduler = new ManualScheduler(5_000);
-    const { breaker, log } = recordedBreaker({ maxFailures: 1, scheduler });
+    const { breaker, log } = recordedBreaker(scheduler, { maxFailures: 1 });
     const slow = outcome(breaker.call(() => new Promise(() => {})));
     assert.equal(scheduler.pendingTimers, 1, "the call's timeout");
     await scheduler.timePasses(500);
@@ -425,11 +429,10 @@ describe("CircuitBreaker in real time", () => {
 });
 
 describe("CircuitBreaker in an actor", () => {
-  let clock: Clock;
+  let scheduler: ManualScheduler;
   beforeEach(() => {
-    clock = FakeTimers.install({ toNotFake: ["nextTick", "queueMicrotask"] });
+    scheduler = new ManualScheduler();
   });
-  afterEach(() => clock.uninstall());
 
   it("protects the actor's calls, sends the outcomes back as messages, and is disposed in postStop", async () => {
     type Msg =
@@ -440,6 +443,7 @@ describe("CircuitBreaker in an actor", () => {
         maxFailures: 2,
         callTimeoutMs: 1_000,
         resetTimeoutMs: 30_000,
+        scheduler: this.context.system.scheduler,
       });
       onReceive(message: Msg): void {
         if (message.kind === "fetch") {
@@ -466,7 +470,7 @@ describe("CircuitBreaker in an actor", () => {
         this.breaker.dispose();
       }
     }
-    const system = createSystem();
+    const system = createSystem({ scheduler });
     try {
       const client = system.actorOf(Props.create(() => new Client()), "client");
       const fetch = async (ok: boolean) => {
@@ -489,11 +493,28 @@ describe("CircuitBreaker in an actor", () => {
         await fetch(true),
         "CircuitBreakerOpenError: Circuit breaker is open: calls fail fast for another 30000 ms",
       );
-      assert.ok(clock.countTimers() >= 1, "the breaker's reset timer runs");
+      assert.ok(scheduler.pendingTimers >= 1, "the breaker's reset timer runs");
+      await scheduler.timePasses(29_999);
+      assert.equal(
+        await fetch(true),
+        "CircuitBreakerOpenError: Circuit breaker is open: calls fail fast for another 1 ms",
+      );
+      await scheduler.timePasses(1);
+      assert.equal(await fetch(true), "data", "half-open: the trial closes it");
+      assert.equal(await fetch(false), "Error: 503");
+      assert.equal(await fetch(false), "Error: 503");
+      assert.ok(
+        scheduler.pendingTimers >= 1,
+        "open again: its reset timer runs",
+      );
     } finally {
       await system.terminate();
     }
-    assert.equal(clock.countTimers(), 0, "postStop disposed of the breaker");
+    assert.equal(
+      scheduler.pendingTimers,
+      0,
+      "postStop disposed of the breaker",
+    );
   });
 });
 
