@@ -7,6 +7,7 @@
 import type { BackoffPolicy } from "./backoff_policy.ts";
 import { MAX_TIMER_DELAY_MS } from "./max_timer_delay.ts";
 import { checkNumber, type OptionReader, readOptions } from "./_validation.ts";
+import { describeValue } from "../validation.ts";
 
 /**
  * Builds a policy. `setup` reads the options and returns the delay function;
@@ -71,4 +72,38 @@ export function jitter(
   random: () => number,
 ): number {
   return ms * (1 + (2 * random() - 1) * randomFactor);
+}
+
+/** What asking a policy for a delay gave: a delay, or what went wrong. */
+export type AskedDelay =
+  | { readonly delayMs: number; readonly problem?: undefined }
+  | {
+    readonly delayMs?: undefined;
+    readonly problem: string;
+    readonly error?: unknown;
+  };
+
+/**
+ * Asks a policy, possibly the user's own, for its delay before retry
+ * `attempt`, contained: a delay `>= 0` comes back clamped to what a timer
+ * can wait; a throw, or anything else (NaN, a negative number, a
+ * non-number), comes back as a `problem` to report ("threw", or "returned
+ * … , not a delay in milliseconds >= 0"), so that every caller, whatever
+ * its fallback, treats a broken policy alike.
+ */
+export function askPolicy(policy: BackoffPolicy, attempt: number): AskedDelay {
+  let delayMs: unknown;
+  try {
+    delayMs = policy.delayFor(attempt);
+  } catch (error) {
+    return { problem: "threw", error };
+  }
+  if (typeof delayMs === "number" && delayMs >= 0) {
+    return { delayMs: Math.min(delayMs, MAX_TIMER_DELAY_MS) };
+  }
+  return {
+    problem: `returned ${
+      describeValue(delayMs)
+    }, not a delay in milliseconds >= 0`,
+  };
 }

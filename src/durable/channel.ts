@@ -20,6 +20,7 @@
  * @module
  */
 
+import { askPolicy } from "../backoff/_policy.ts";
 import type { ActorRef } from "../runtime/actor_ref.ts";
 import { AskTimeoutError, UndeliveredError } from "../runtime/actor_ref.ts";
 import type { ActorSystem } from "../runtime/actor_system.ts";
@@ -245,11 +246,9 @@ export class Channel {
       this.#closed || call.attempts >= settings.maxAttempts ||
       !mayRetry(settings, error)
     ) return undefined;
-    try {
-      return settings.policy.delayFor(call.attempts - 1);
-    } catch {
-      return undefined;
-    }
+    // A broken policy (a throw, NaN, a negative delay) gives up the call
+    // rather than retrying at once or jamming the channel.
+    return askPolicy(settings.policy, call.attempts - 1).delayMs;
   }
 
   /** `item` will not be delivered: a dead letter with the error, and the ask rejected. */

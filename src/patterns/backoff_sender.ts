@@ -46,6 +46,7 @@
  * @module
  */
 
+import { askPolicy } from "../backoff/_policy.ts";
 import { Actor, Terminated } from "../runtime/actor.ts";
 import type { ActorRef } from "../runtime/actor_ref.ts";
 import { Props } from "../runtime/props.ts";
@@ -55,11 +56,7 @@ import {
   type UndeliveredTaker,
 } from "../runtime/undelivered.ts";
 import { type Directive, OneForOneStrategy } from "../supervision/strategy.ts";
-import {
-  describeError,
-  describeValue,
-  MAX_TIMER_DELAY_MS,
-} from "../validation.ts";
+import { describeError } from "../validation.ts";
 import {
   CurrentChild,
   GetCurrentChild,
@@ -530,24 +527,12 @@ export class BackoffSender<M> extends Actor<unknown> {
    * timer can wait.
    */
   #delayFor(retryCount: number): number {
-    let delayMs: unknown;
-    try {
-      delayMs = this.#settings.policy.delayFor(retryCount);
-    } catch (error) {
-      this.log.error(
-        `policy.delayFor(${retryCount}) threw; waiting ${BACKOFF_SENDER_FALLBACK_DELAY_MS} ms instead`,
-        error,
-      );
-      return BACKOFF_SENDER_FALLBACK_DELAY_MS;
-    }
-    if (typeof delayMs === "number" && delayMs >= 0) {
-      return Math.min(delayMs, MAX_TIMER_DELAY_MS);
-    }
-    this.log.error(
-      `policy.delayFor(${retryCount}) returned ${
-        describeValue(delayMs)
-      }, not a number of milliseconds >= 0; waiting ${BACKOFF_SENDER_FALLBACK_DELAY_MS} ms instead`,
-    );
+    const asked = askPolicy(this.#settings.policy, retryCount);
+    if (asked.problem === undefined) return asked.delayMs;
+    const text =
+      `policy.delayFor(${retryCount}) ${asked.problem}; waiting ${BACKOFF_SENDER_FALLBACK_DELAY_MS} ms instead`;
+    if ("error" in asked) this.log.error(text, asked.error);
+    else this.log.error(text);
     return BACKOFF_SENDER_FALLBACK_DELAY_MS;
   }
 

@@ -45,7 +45,13 @@ import type { BackoffSenderTracked } from "./backoff_sender_protocol.ts";
  * @typeParam M The messages sent through the BackoffSender.
  */
 export interface BackoffSenderOptions<M> {
-  /** How to create each child (the "dangerous actor"); it receives every message wrapped in a {@linkcode BackoffSenderTracked}. */
+  /**
+   * How to create each child (the "dangerous actor"); it receives every
+   * message wrapped in a {@linkcode BackoffSenderTracked}. Its restart type
+   * (`Props` option `restart`) is not consulted: while messages are
+   * unacknowledged the sender always creates a fresh child, since giving up
+   * on the child would mean giving up on them (use `maxAttempts` for that).
+   */
   childProps: Props<BackoffSenderTracked<M>>;
   /** Children are named `${childName}-1`, `-2`, …. Default `"worker"`. */
   childName?: string;

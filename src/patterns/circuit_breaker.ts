@@ -491,9 +491,10 @@ export class CircuitBreaker {
   /**
    * Clears the breaker's timers (the reset timer and the timeouts of the
    * calls in flight) and retires it: later calls reject, and the outcomes
-   * of calls still in flight reach their callers but no longer change the
-   * state or call listeners. Idempotent. In an actor, call it in
-   * `postStop`.
+   * of calls still in flight reach their callers when they settle, but no
+   * longer change the state or call listeners. A call whose body never
+   * settles is no longer timed out, so its caller waits for the body.
+   * Idempotent. In an actor, call it in `postStop`.
    *
    * @example Usage
    * ```ts

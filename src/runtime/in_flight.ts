@@ -61,7 +61,7 @@ export function leftBehindSettled(
 }
 
 /** Gives up on a left-behind handler: its message becomes a dead letter. */
-export function abandonLeftBehind(
+function abandonLeftBehind(
   cell: ActorCell<never>,
   inFlight: InFlight,
   reason: string,

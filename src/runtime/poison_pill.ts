@@ -60,3 +60,12 @@ export interface PoisonPill {
  * ```
  */
 export const PoisonPill: PoisonPill = /* @__PURE__ */ new PoisonPillNotice();
+
+/**
+ * Whether `message` is a runtime notice (a timer's tick, a `Terminated`),
+ * which nobody sent: the PoisonPill travels as a notice but was sent, so it
+ * is not one. Internal.
+ */
+export function isRuntimeNotice(message: unknown): boolean {
+  return message instanceof Notice && message !== PoisonPill;
+}

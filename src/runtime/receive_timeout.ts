@@ -67,7 +67,7 @@ export const ReceiveTimeout: ReceiveTimeout = { kind: "ReceiveTimeout" };
 export const RECEIVE_TIMEOUT_KEY: unique symbol = Symbol("receive timeout");
 
 /** `ms` if it is a usable receive timeout: a number of milliseconds from 1 to 2³¹−1. Internal. */
-export function checkReceiveTimeout(ms: unknown): number {
+function checkReceiveTimeout(ms: unknown): number {
   if (!(typeof ms === "number" && ms > 0 && ms <= MAX_TIMER_DELAY_MS)) {
     fail(
       "setReceiveTimeout",

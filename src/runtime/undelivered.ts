@@ -21,8 +21,7 @@
 
 import type { ActorCell } from "./actor_cell.ts";
 import type { ActorRef } from "./actor_ref.ts";
-import { Notice } from "./mailbox.ts";
-import { PoisonPill } from "./poison_pill.ts";
+import { isRuntimeNotice } from "./poison_pill.ts";
 
 /** A message with its sender. */
 export interface Envelope {
@@ -54,9 +53,8 @@ export function releaseUndelivered(cell: ActorCell<never>): void {
   const undelivered: Envelope[] = [];
   for (const flat of [stashed, queued]) {
     for (let i = 0; i < flat.length; i += 2) {
-      // A runtime notice (a timer's tick, a Terminated) is no sent message;
-      // a PoisonPill is.
-      if (flat[i] instanceof Notice && flat[i] !== PoisonPill) continue;
+      // A runtime notice (a timer's tick, a Terminated) is no sent message.
+      if (isRuntimeNotice(flat[i])) continue;
       undelivered.push({
         message: flat[i],
         sender: flat[i + 1] as ActorRef<never> | undefined,

@@ -43,8 +43,11 @@ export function superviseChild(
   let directive = strategy.decide(error);
   let escalated = error;
   if (directive === "escalate" && escalate === undefined) directive = "stop";
-  if (directive === "restart" && child.restartType === "temporary") {
+  // A temporary child is dropped alone (as in OTP): its siblings go on.
+  let alone = false;
+  if (directive === "restart" && !mayRestart(child.restartType, "failure")) {
     directive = "stop";
+    alone = true;
   } else if (
     directive === "restart" &&
     !child.permitRestart(strategy.maxRetries, strategy.withinTimeRangeMs)
@@ -68,7 +71,7 @@ export function superviseChild(
     }
   }
   child.reportFailure(error, directive, strategy.loggingEnabled);
-  const targets = directive === "resume"
+  const targets = directive === "resume" || alone
     ? [child]
     : strategy.affectedChildren(child, children());
   switch (directive) {

@@ -10,7 +10,7 @@
  * @module
  */
 
-import { describeValue } from "../validation.ts";
+import { describeValue, fail } from "../validation.ts";
 
 /**
  * What a parent does with a failed child.
@@ -405,10 +405,11 @@ export abstract class FaultHandlingStrategy {
       onLimitExceeded = "stop-child",
     } = limits;
     if (onLimitExceeded !== "stop-child" && onLimitExceeded !== "escalate") {
-      throw new TypeError(
-        `Cannot create ${name}: "onLimitExceeded" must be "stop-child" or "escalate" (got ${
-          describeValue(onLimitExceeded)
-        })`,
+      fail(
+        `create ${name}`,
+        "onLimitExceeded",
+        '"stop-child" or "escalate"',
+        onLimitExceeded,
       );
     }
     if (

@@ -13,6 +13,7 @@
  * @module
  */
 
+import { mayRestart } from "./restart_type.ts";
 import { BackoffDecision } from "./backoff_decision.ts";
 import { describeValue } from "../validation.ts";
 import { type ErrorClass, matchErrorClass } from "./strategy.ts";
@@ -53,7 +54,7 @@ export class TypedFailureHandling implements FailureHandling {
     const strategy = this.strategyFor(error);
     const logging = strategy.loggingEnabled;
     // A temporary actor is never restarted (its restart type, on its Props).
-    const kind = actor.restartType === "temporary" &&
+    const kind = !mayRestart(actor.restartType, "failure") &&
         (strategy.kind === "restart" || strategy.kind === "backoff")
       ? "stop"
       : strategy.kind;

@@ -23,11 +23,11 @@
  * @module
  */
 
+import { askPolicy } from "../backoff/_policy.ts";
 import { Actor } from "../runtime/actor.ts";
 import type { ActorRef } from "../runtime/actor_ref.ts";
 import { Props } from "../runtime/props.ts";
 import { BackoffSupervisor } from "../patterns/backoff_supervisor.ts";
-import { describeValue, MAX_TIMER_DELAY_MS } from "../validation.ts";
 import {
   publishEvent,
   WebSocketConnecting,
@@ -423,24 +423,12 @@ export class ConnectionActor extends Actor<unknown> {
    * storm nor a crash.
    */
   #delayFor(retries: number): number {
-    let delayMs: unknown;
-    try {
-      delayMs = this.#settings.policy.delayFor(retries);
-    } catch (error) {
-      this.log.error(
-        `policy.delayFor(${retries}) threw; waiting ${FALLBACK_DELAY_MS} ms`,
-        error,
-      );
-      return FALLBACK_DELAY_MS;
-    }
-    if (typeof delayMs === "number" && delayMs >= 0) {
-      return Math.min(delayMs, MAX_TIMER_DELAY_MS);
-    }
-    this.log.error(
-      `policy.delayFor(${retries}) returned ${
-        describeValue(delayMs)
-      }, not a delay; waiting ${FALLBACK_DELAY_MS} ms`,
-    );
+    const asked = askPolicy(this.#settings.policy, retries);
+    if (asked.problem === undefined) return asked.delayMs;
+    const text =
+      `policy.delayFor(${retries}) ${asked.problem}; waiting ${FALLBACK_DELAY_MS} ms`;
+    if ("error" in asked) this.log.error(text, asked.error);
+    else this.log.error(text);
     return FALLBACK_DELAY_MS;
   }
 

@@ -13,6 +13,7 @@ import {
   RetryError,
 } from "../../src/backoff/mod.ts";
 import { seededRandom } from "./_helpers.ts";
+import { countedController } from "../runtime/_helpers.ts";
 
 type Clock = ReturnType<typeof FakeTimers.install>;
 
@@ -30,28 +31,6 @@ function flaky(failures: number, value = "ok") {
     return Promise.resolve(value);
   };
   return { fn, calls, errors, times: () => calls.map((c) => c.at) };
-}
-
-/** A real AbortController whose signal counts the abort listeners it holds. */
-function countedController(): {
-  controller: AbortController;
-  signal: AbortSignal;
-  listeners: () => number;
-} {
-  const controller = new AbortController();
-  const signal = controller.signal;
-  let live = 0;
-  const add = signal.addEventListener.bind(signal);
-  const remove = signal.removeEventListener.bind(signal);
-  signal.addEventListener = ((...args: Parameters<typeof add>) => {
-    if (args[0] === "abort") live++;
-    add(...args);
-  }) as typeof signal.addEventListener;
-  signal.removeEventListener = ((...args: Parameters<typeof remove>) => {
-    if (args[0] === "abort") live--;
-    remove(...args);
-  }) as typeof signal.removeEventListener;
-  return { controller, signal, listeners: () => live };
 }
 
 /** Exact delays: 100, 200, 400, … up to 1,000 ms. */

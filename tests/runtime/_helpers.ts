@@ -85,6 +85,28 @@ export function deferred<T = void>(): Deferred<T> {
   return { promise, resolve, reject };
 }
 
+/** A real AbortController whose signal counts the abort listeners it holds. */
+export function countedController(): {
+  controller: AbortController;
+  signal: AbortSignal;
+  listeners: () => number;
+} {
+  const controller = new AbortController();
+  const signal = controller.signal;
+  let live = 0;
+  const add = signal.addEventListener.bind(signal);
+  const remove = signal.removeEventListener.bind(signal);
+  signal.addEventListener = ((...args: Parameters<typeof add>) => {
+    if (args[0] === "abort") live++;
+    add(...args);
+  }) as typeof signal.addEventListener;
+  signal.removeEventListener = ((...args: Parameters<typeof remove>) => {
+    if (args[0] === "abort") live--;
+    remove(...args);
+  }) as typeof signal.removeEventListener;
+  return { controller, signal, listeners: () => live };
+}
+
 /**
  * Records every event of `eventClass` published on `system`'s event stream,
  * from now on.

@@ -12,11 +12,13 @@ import {
   ActorRestarted,
   ActorStopped,
   type ActorSystem,
+  AllForOneStrategy,
   BackoffChildStarted,
   BackoffSupervisor,
   DeadLetter,
   OneForOneStrategy,
   Props,
+  RestForOneStrategy,
   supervise,
   SupervisorStrategy,
 } from "../../mod.ts";
@@ -129,6 +131,31 @@ describe("Restart types under a classic strategy (OneForOne)", () => {
     assert.deepEqual(seen, []);
     assert.deepEqual(dead.map((d) => d.message), ["fail", "after"]);
   });
+
+  for (const Strategy of [AllForOneStrategy, RestForOneStrategy]) {
+    it(`a failed temporary child is dropped alone under ${Strategy.name}: its siblings go on`, async () => {
+      const seen: string[] = [];
+      const grouped = createSystem({
+        guardianStrategy: new Strategy(() => "restart", {
+          loggingEnabled: false,
+        }),
+      });
+      try {
+        const stopped = collect(grouped, ActorStopped);
+        const restarted = collect(grouped, ActorRestarted);
+        const temporary = grouped.actorOf(jobProps(seen, "temporary"), "a");
+        const sibling = grouped.actorOf(jobProps(seen), "b");
+        temporary.tell("fail");
+        sibling.tell("after");
+        await settle();
+        assert.deepEqual(stopped.map((e) => e.ref), [temporary]);
+        assert.deepEqual(restarted, []);
+        assert.deepEqual(seen, ["/user/b after"]);
+      } finally {
+        await grouped.terminate();
+      }
+    });
+  }
 
   it("a temporary child is still resumed by Resume", async () => {
     const seen: string[] = [];
