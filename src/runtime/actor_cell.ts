@@ -868,7 +868,7 @@ export class ActorCell<T> extends ActorRef<T>
       }
       extras.inFlight = undefined;
       extras.restartCapacity = -1;
-      extras.timers?.cancelAll();
+      extras.timers?.clear();
       extras.behavior = undefined;
       extras.behaviorStack = undefined;
       // Stashed messages survive a restart, ahead of the mailbox (as Akka's Stash does).
@@ -934,9 +934,10 @@ export class ActorCell<T> extends ActorRef<T>
     const timers = this.actorTimers();
     // The failed instance will never see its timers' messages; stopped now,
     // they cannot fill the bounded wait with ticks.
-    timers.cancelAll();
+    timers.clear();
     this.ensureExtras().restartCapacity = capacity ?? this.props.stashCapacity;
-    timers.startSingleTimer(RESTART_TIMER, { reason, message }, delayMs);
+    // The decision gives a delay already checked and clamped.
+    timers.startInternalTimer(RESTART_TIMER, { reason, message }, delayMs);
   }
 
   #restartDue(ticket: TimerTicket): void {
@@ -1129,7 +1130,7 @@ export class ActorCell<T> extends ActorRef<T>
     this.flags &= ~(STOP_REQUESTED | RESTART_PENDING);
     const extras = this.extras;
     if (extras !== undefined) {
-      extras.timers?.cancelAll(); // a pending typed-backoff restart too
+      extras.timers?.clear(); // a pending typed-backoff restart too
       extras.restartCapacity = -1;
     }
     releaseUndelivered(this as unknown as ActorCell<never>);

@@ -5,8 +5,9 @@
  * Receive timeouts (`context.setReceiveTimeout(ms)`): a
  * {@linkcode ReceiveTimeout} message after `ms` without a message.
  *
- * The timeout runs on the actor's own timers under a private key, so a stop
- * or a restart cancels it (a fresh instance sets its own) and it goes
+ * The timeout runs on the actor's own timers under a private key (the
+ * user's `timers.cancelAll()` leaves it alone), so a stop or a restart
+ * cancels it (a fresh instance sets its own) and it goes
  * through the system's scheduler. It is not re-armed by every message:
  * the cell notes when the last message arrived, and when the timer falls
  * due (its ticket taken out of the mailbox in turn, after anything queued
@@ -95,22 +96,14 @@ export function setReceiveTimeout(
   extras.receiveTimeoutMs = checkReceiveTimeout(ms);
   extras.lastMessageAt = cell.now();
   cell.flags |= RECEIVE_TIMEOUT;
-  cell.actorTimers().startSingleTimer(RECEIVE_TIMEOUT_KEY, ReceiveTimeout, ms);
+  cell.actorTimers().startInternalTimer(RECEIVE_TIMEOUT_KEY, ReceiveTimeout, ms);
 }
 
 /** A message (not a timer's) arrives: the receive timeout's period starts again. */
 export function noteMessage(cell: ActorCell<never>): void {
-  const extras = cell.extras!;
-  extras.lastMessageAt = cell.now();
-  // `timers.cancelAll()` cancels the timeout's timer too: re-armed here.
-  const timers = cell.actorTimers();
-  if (!timers.isTimerActive(RECEIVE_TIMEOUT_KEY)) {
-    timers.startSingleTimer(
-      RECEIVE_TIMEOUT_KEY,
-      ReceiveTimeout,
-      extras.receiveTimeoutMs,
-    );
-  }
+  // The timer is not touched: it re-arms itself for the rest of the period
+  // when it falls due (`receiveTimeoutDue`).
+  cell.extras!.lastMessageAt = cell.now();
 }
 
 /**
@@ -126,7 +119,7 @@ export function receiveTimeoutDue(cell: ActorCell<never>): boolean {
   const idle = now - extras.lastMessageAt;
   const due = idle >= ms;
   if (due) extras.lastMessageAt = now; // the next period starts now
-  cell.actorTimers().startSingleTimer(
+  cell.actorTimers().startInternalTimer(
     RECEIVE_TIMEOUT_KEY,
     ReceiveTimeout,
     due ? ms : Math.min(ms, ms - idle),

@@ -139,7 +139,9 @@ export interface TimerScheduler {
   cancel(key: unknown): void;
 
   /**
-   * Cancels every timer of this actor.
+   * Cancels every timer of this actor started through these timers. A
+   * receive timeout is not one of them: `setReceiveTimeout(undefined)`
+   * cancels it.
    *
    * @example Usage
    * ```ts
@@ -163,6 +165,8 @@ export class TimerTicket extends Notice {
     /** Milliseconds between deliveries, or -1 for a single timer. */
     readonly repeatMs: number,
     public handle: unknown,
+    /** The runtime's own timer (a receive timeout, a typed restart), which `cancelAll()` leaves alone. */
+    readonly internal: boolean,
   ) {
     super();
   }
@@ -192,6 +196,7 @@ export class ActorTimers implements TimerScheduler {
       message,
       checkDelay("startSingleTimer", "delayMs", delayMs),
       -1,
+      false,
     );
   }
 
@@ -212,6 +217,7 @@ export class ActorTimers implements TimerScheduler {
       message,
       checkDelay(where, "initialDelayMs", initialDelayMs),
       delayMs,
+      false,
     );
   }
 
@@ -227,6 +233,26 @@ export class ActorTimers implements TimerScheduler {
   }
 
   cancelAll(): void {
+    // The user's timers only: a receive timeout is set and cancelled through
+    // its own call, as in Akka, and a pending restart is not the actor's.
+    for (const [key, ticket] of this.#active) {
+      if (ticket.internal) continue;
+      this.#active.delete(key);
+      this.#scheduler.clearTimeout(ticket.handle);
+    }
+  }
+
+  /**
+   * Starts a single timer of the runtime's own under a private key: the
+   * user's `cancelAll()` leaves it alone, {@linkcode ActorTimers.clear}
+   * cancels it.
+   */
+  startInternalTimer(key: symbol, message: unknown, delayMs: number): void {
+    this.#start(key, message, delayMs, -1, true);
+  }
+
+  /** Cancels every timer, the runtime's own too: the owner stops or restarts. */
+  clear(): void {
     for (const ticket of this.#active.values()) {
       this.#scheduler.clearTimeout(ticket.handle);
     }
@@ -249,9 +275,10 @@ export class ActorTimers implements TimerScheduler {
     message: unknown,
     delayMs: number,
     repeatMs: number,
+    internal: boolean,
   ): void {
     this.cancel(key);
-    const ticket = new TimerTicket(key, message, repeatMs, undefined);
+    const ticket = new TimerTicket(key, message, repeatMs, undefined, internal);
     const scheduler = this.#scheduler;
     const fire = (): void => {
       if (this.#active.get(key) !== ticket) return;
