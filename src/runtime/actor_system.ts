@@ -12,7 +12,7 @@ import {
   defaultStrategy,
   FaultHandlingStrategy,
 } from "../supervision/strategy.ts";
-import { describeValue } from "../validation.ts";
+import { describeValue, fail } from "../validation.ts";
 import { Actor } from "./actor.ts";
 import { ActorCell } from "./actor_cell.ts";
 import { ActorRef, installInspection, UndeliveredError } from "./actor_ref.ts";
@@ -135,10 +135,11 @@ export class SystemCore implements AskOwner {
     this.logLevel = checkLogLevel(options.logLevel ?? "info");
     const sink = options.logger ?? consoleSink;
     if (typeof sink !== "function") {
-      throw new TypeError(
-        `Cannot create actor system: "logger" must be a function receiving log records (got ${
-          describeValue(sink)
-        })`,
+      fail(
+        "create actor system",
+        "logger",
+        "a function receiving log records",
+        sink,
       );
     }
     this.logSink = sink;
@@ -149,20 +150,22 @@ export class SystemCore implements AskOwner {
     );
     const scheduler = options.scheduler ?? realScheduler;
     if (!isScheduler(scheduler)) {
-      throw new TypeError(
-        `Cannot create actor system: "scheduler" must be an object with setTimeout, clearTimeout and now functions (got ${
-          describeValue(scheduler)
-        })`,
+      fail(
+        "create actor system",
+        "scheduler",
+        "an object with setTimeout, clearTimeout and now functions",
+        scheduler,
       );
     }
     this.scheduler = scheduler;
     this.pendingAsks = new PendingAsks(scheduler);
     const strategy = options.guardianStrategy ?? defaultStrategy;
     if (!(strategy instanceof FaultHandlingStrategy)) {
-      throw new TypeError(
-        `Cannot create actor system: "guardianStrategy" must be a OneForOneStrategy or AllForOneStrategy (got ${
-          describeValue(strategy)
-        })`,
+      fail(
+        "create actor system",
+        "guardianStrategy",
+        "a OneForOneStrategy, AllForOneStrategy or RestForOneStrategy",
+        strategy,
       );
     }
     this.log = new Logger(() => `/${system.name}`, this.logLevel, sink);
@@ -306,18 +309,15 @@ export class ActorSystem {
    */
   static create(name: string, options: ActorSystemOptions = {}): ActorSystem {
     if (typeof name !== "string" || !SYSTEM_NAME_PATTERN.test(name)) {
-      throw new TypeError(
-        `Cannot create actor system: invalid name ${
-          describeValue(name)
-        } (expected letters, digits, "-" and "_", starting with a letter or digit)`,
+      fail(
+        "create actor system",
+        "name",
+        'a string of letters, digits, "-" and "_", starting with a letter or digit',
+        name,
       );
     }
     if (typeof options !== "object" || options === null) {
-      throw new TypeError(
-        `Cannot create actor system: "options" must be an object (got ${
-          describeValue(options)
-        })`,
-      );
+      fail("create actor system", "options", "an object", options);
     }
     return new ActorSystem(name, options);
   }

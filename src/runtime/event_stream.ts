@@ -10,7 +10,7 @@
  */
 
 import type { ActorRef } from "./actor_ref.ts";
-import { describeValue } from "../validation.ts";
+import { fail } from "../validation.ts";
 
 /**
  * A message that was not delivered, and why. Every loss path of the library
@@ -289,11 +289,7 @@ export class EventStream {
     // mistake, not a catch-all listener.
     if (arguments.length < 2) {
       if (typeof eventClassOrListener !== "function") {
-        throw new TypeError(
-          `Cannot subscribe: "listener" must be a function (got ${
-            describeValue(eventClassOrListener)
-          })`,
-        );
+        fail("subscribe", "listener", "a function", eventClassOrListener);
       }
       subscription = {
         eventClass: undefined,
@@ -305,18 +301,15 @@ export class EventStream {
         typeof eventClassOrListener.prototype !== "object" ||
         eventClassOrListener.prototype === null
       ) {
-        throw new TypeError(
-          `Cannot subscribe: "eventClass" must be a class, such as DeadLetter (got ${
-            describeValue(eventClassOrListener)
-          })`,
+        fail(
+          "subscribe",
+          "eventClass",
+          "a class, such as DeadLetter",
+          eventClassOrListener,
         );
       }
       if (typeof maybeListener !== "function") {
-        throw new TypeError(
-          `Cannot subscribe: "listener" must be a function (got ${
-            describeValue(maybeListener)
-          })`,
-        );
+        fail("subscribe", "listener", "a function", maybeListener);
       }
       subscription = {
         eventClass: eventClassOrListener as EventClass<object>,

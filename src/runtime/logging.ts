@@ -8,7 +8,7 @@
  * @module
  */
 
-import { describeValue } from "../validation.ts";
+import { fail } from "../validation.ts";
 
 /**
  * Log levels, least to most severe; `off` silences everything.
@@ -231,9 +231,11 @@ export class Logger {
  */
 export function checkLogLevel(value: unknown): LogLevel {
   if (typeof value === "string" && value in SEVERITY) return value as LogLevel;
-  throw new RangeError(
-    `Cannot create actor system: "logLevel" must be "debug", "info", "warn", "error" or "off" (got ${
-      describeValue(value)
-    })`,
+  return fail(
+    "create actor system",
+    "logLevel",
+    '"debug", "info", "warn", "error" or "off"',
+    value,
+    true,
   );
 }

@@ -8,7 +8,6 @@
  * @module
  */
 
-import { describeValue } from "../validation.ts";
 import type { ErrorClass } from "../supervision/strategy.ts";
 import {
   checkRestartType,
@@ -19,7 +18,7 @@ import {
   type FailureClause,
   TypedFailureHandling,
 } from "../supervision/typed.ts";
-import { checkDelay } from "../validation.ts";
+import { checkCount, checkDelay, fail } from "../validation.ts";
 import type { Actor } from "./actor.ts";
 
 /**
@@ -139,31 +138,20 @@ export class Props<T> {
     factory: () => Actor<T>,
     options: PropsOptions = {},
   ): Props<T> {
+    const action = "create Props";
     if (typeof options !== "object" || options === null) {
-      throw new TypeError(
-        `Cannot create Props: "options" must be an object (got ${
-          describeValue(options)
-        })`,
-      );
+      fail(action, "options", "an object", options);
     }
     if (typeof factory !== "function") {
-      throw new TypeError(
-        `Cannot create Props: "factory" must be a function returning a new Actor, as in Props.create(() => new MyActor()) (got ${
-          describeValue(factory)
-        })`,
+      fail(
+        action,
+        "factory",
+        "a function returning a new Actor, as in Props.create(() => new MyActor())",
+        factory,
       );
     }
     const { stashCapacity = 1000 } = options;
-    if (
-      typeof stashCapacity !== "number" || !Number.isInteger(stashCapacity) ||
-      stashCapacity < 0
-    ) {
-      throw new RangeError(
-        `Cannot create Props: "stashCapacity" must be a whole number >= 0 (got ${
-          describeValue(stashCapacity)
-        })`,
-      );
-    }
+    checkCount(action, "stashCapacity", stashCapacity);
     const { shutdownTimeoutMs } = options;
     if (shutdownTimeoutMs !== undefined) {
       checkDelay("create Props", "shutdownTimeoutMs", shutdownTimeoutMs);
@@ -258,17 +246,19 @@ export class SupervisedProps<T> extends Props<T> {
       typeof errorClass !== "function" ||
       typeof errorClass.prototype !== "object" || errorClass.prototype === null
     ) {
-      throw new TypeError(
-        `Cannot add failure clause: "errorClass" must be an error class such as Error (got ${
-          describeValue(errorClass)
-        })`,
+      fail(
+        "add failure clause",
+        "errorClass",
+        "an error class such as Error",
+        errorClass,
       );
     }
     if (!(strategy instanceof TypedStrategy)) {
-      throw new TypeError(
-        `Cannot add failure clause: "strategy" must come from SupervisorStrategy, such as SupervisorStrategy.restart (got ${
-          describeValue(strategy)
-        })`,
+      fail(
+        "add failure clause",
+        "strategy",
+        "a strategy from SupervisorStrategy, such as SupervisorStrategy.restart",
+        strategy,
       );
     }
     return new SupervisedProps(this, [...this.failureClauses, [
@@ -307,11 +297,7 @@ export class SupervisedProps<T> extends Props<T> {
  */
 export function supervise<T>(props: Props<T>): SupervisedProps<T> {
   if (!(props instanceof Props)) {
-    throw new TypeError(
-      `Cannot supervise: "props" must be Props, as made by Props.create (got ${
-        describeValue(props)
-      })`,
-    );
+    fail("supervise", "props", "Props, as made by Props.create", props);
   }
   return new SupervisedProps(props);
 }

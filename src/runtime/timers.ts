@@ -13,7 +13,7 @@
  * @module
  */
 
-import { checkDelay } from "../validation.ts";
+import { checkDelay, fail } from "../validation.ts";
 import { Notice } from "./mailbox.ts";
 import { realScheduler, type Scheduler } from "./scheduler.ts";
 
@@ -208,8 +208,12 @@ export class ActorTimers implements TimerScheduler {
   ): void {
     const where = "startTimerWithFixedDelay";
     if (checkDelay(where, "delayMs", delayMs) === 0) {
-      throw new RangeError(
-        `Cannot ${where}: "delayMs" must be > 0, or the timer would flood the mailbox (got 0)`,
+      fail(
+        where,
+        "delayMs",
+        "> 0, or the timer would flood the mailbox",
+        delayMs,
+        true,
       );
     }
     this.#start(

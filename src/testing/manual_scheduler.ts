@@ -8,13 +8,11 @@
  */
 
 import type { Scheduler } from "../runtime/scheduler.ts";
-import { checkDelay } from "../validation.ts";
+import { checkDelay, fail } from "../validation.ts";
 
 /** One pending timer. */
 interface ManualTimer {
   readonly dueMs: number;
-  /** Orders timers due at the same time by when they were started. */
-  readonly sequence: number;
   readonly callback: () => void;
 }
 
@@ -90,10 +88,12 @@ export class ManualScheduler implements Scheduler {
    */
   constructor(startMs: number = 0) {
     if (typeof startMs !== "number" || !Number.isFinite(startMs)) {
-      throw new TypeError(
-        `Cannot create ManualScheduler: "startMs" must be a finite number of milliseconds (got ${
-          String(startMs)
-        })`,
+      fail(
+        "create ManualScheduler",
+        "startMs",
+        "a finite number of milliseconds",
+        startMs,
+        typeof startMs === "number",
       );
     }
     this.#nowMs = startMs;
@@ -132,15 +132,12 @@ export class ManualScheduler implements Scheduler {
    */
   setTimeout(callback: () => void, delayMs: number): number {
     if (typeof callback !== "function") {
-      throw new TypeError(
-        `Cannot setTimeout: "callback" must be a function (got ${typeof callback})`,
-      );
+      fail("setTimeout", "callback", "a function", callback);
     }
     const delay = checkDelay("setTimeout", "delayMs", delayMs);
     const handle = ++this.#sequence;
     this.#pending.set(handle, {
       dueMs: this.#nowMs + delay,
-      sequence: handle,
       callback,
     });
     return handle;
@@ -260,15 +257,15 @@ export class ManualScheduler implements Scheduler {
     return done();
   }
 
-  /** The pending timer that fires first. */
+  /**
+   * The pending timer that fires first; of timers due at the same time, the
+   * one started first (a Map iterates in insertion order, and only a strictly
+   * earlier timer replaces the one found).
+   */
   #next(): [number, ManualTimer] | undefined {
     let first: [number, ManualTimer] | undefined;
     for (const entry of this.#pending) {
-      const timer = entry[1];
-      if (
-        first === undefined || timer.dueMs < first[1].dueMs ||
-        (timer.dueMs === first[1].dueMs && timer.sequence < first[1].sequence)
-      ) {
+      if (first === undefined || entry[1].dueMs < first[1].dueMs) {
         first = entry;
       }
     }

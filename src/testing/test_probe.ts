@@ -12,7 +12,7 @@ import type { ActorRef } from "../runtime/actor_ref.ts";
 import type { ActorSystem } from "../runtime/actor_system.ts";
 import { Props } from "../runtime/props.ts";
 import { Terminated } from "../runtime/actor.ts";
-import { checkCount, checkDelay, describeValue } from "../validation.ts";
+import { checkCount, checkDelay, describeValue, fail } from "../validation.ts";
 import { ManualScheduler } from "./manual_scheduler.ts";
 
 /** The default of every `withinMs`: how long a probe waits for a message. */
@@ -166,11 +166,7 @@ export class TestProbe<M = unknown> {
       system === null || typeof system !== "object" ||
       typeof (system as Partial<ActorSystem>).actorOf !== "function"
     ) {
-      throw new TypeError(
-        `Cannot create TestProbe: "system" must be an ActorSystem (got ${
-          describeValue(system)
-        })`,
-      );
+      fail("create TestProbe", "system", "an ActorSystem", system);
     }
     this.#system = system;
     this.ref = system.actorOf(

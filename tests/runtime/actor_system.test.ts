@@ -147,13 +147,15 @@ describe("ActorSystem.create", () => {
         () => ActorSystem.create(name),
         (error: unknown) =>
           error instanceof TypeError &&
-          error.message.includes(JSON.stringify(name)) &&
-          /expected letters, digits/.test(error.message),
+          error.message.includes(`(got ${JSON.stringify(name)})`) &&
+          error.message.startsWith(
+            'Cannot create actor system: "name" must be a string of letters, digits, "-" and "_", starting with a letter or digit',
+          ),
       );
     }
     assert.throws(
       () => ActorSystem.create(42 as unknown as string),
-      /invalid name 42/,
+      /"name" must be a string .* \(got 42\)/,
     );
   });
 

@@ -5,6 +5,7 @@ import { afterEach, beforeEach, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import {
   Actor,
+  type ActorContext,
   type ActorRef,
   type ActorSystem,
   Props,
@@ -163,14 +164,44 @@ describe("context.stash", () => {
     );
   });
 
+  it("unstashAll() outside a turn keeps the stashed messages ahead of one sent meanwhile", async () => {
+    // As a WebSocket's onopen does: the actor stashes until a callback
+    // outside any turn opens it. A message sent to the idle actor just
+    // before (handed over with its turn, not yet processed) is newer than
+    // the stashed ones, and must come after them.
+    const seen: string[] = [];
+    let open = false;
+    let context: ActorContext<string> | undefined;
+    class Waiting extends Actor<string> {
+      override preStart(): void {
+        context = this.context;
+      }
+      onReceive(message: string): void {
+        if (!open) this.context.stash();
+        else seen.push(message);
+      }
+    }
+    const ref = system.actorOf(Props.create(() => new Waiting()), "waiting");
+    ref.tell("first");
+    await settle();
+    ref.tell("second");
+    open = true;
+    context!.unstashAll();
+    await settle();
+    assert.deepEqual(seen, ["first", "second"]);
+  });
+
   it("rejects an invalid stashCapacity, naming the option and the value", () => {
     for (const bad of [-1, 1.5, NaN, "10"]) {
       assert.throws(
         () =>
           Props.create(() => new Gate([]), { stashCapacity: bad as number }),
         (e: unknown) =>
-          e instanceof RangeError &&
-          /"stashCapacity" must be a whole number >= 0/.test(e.message) &&
+          // A number out of range is a RangeError, a string a TypeError.
+          e instanceof (typeof bad === "number" ? RangeError : TypeError) &&
+          /"stashCapacity" must be a whole number >= 0 or Infinity/.test(
+            e.message,
+          ) &&
           e.message.includes(
             `(got ${typeof bad === "string" ? `"${bad}"` : String(bad)})`,
           ),

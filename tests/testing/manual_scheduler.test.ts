@@ -69,10 +69,23 @@ describe("ManualScheduler", () => {
 
   it("rejects bad input with the option's name", async () => {
     assert.throws(() => new ManualScheduler(Number.NaN), {
+      name: "RangeError",
+      message:
+        'Cannot create ManualScheduler: "startMs" must be a finite number of milliseconds (got NaN)',
+    });
+    assert.throws(() => new ManualScheduler("0" as unknown as number), {
       name: "TypeError",
-      message: /"startMs" must be a finite number/,
+      message: /"startMs" must be a finite number of milliseconds \(got "0"\)/,
     });
     const scheduler = new ManualScheduler();
+    assert.throws(
+      () => scheduler.setTimeout("tick" as unknown as () => void, 10),
+      {
+        name: "TypeError",
+        message:
+          'Cannot setTimeout: "callback" must be a function (got "tick")',
+      },
+    );
     assert.throws(() => scheduler.setTimeout(() => {}, -1), {
       name: "RangeError",
       message: /"delayMs"/,
