@@ -93,19 +93,28 @@ export function checkNumber(
   return value;
 }
 
-/** A delay a timer can wait: a number of milliseconds from 0 to 2³¹−1. */
+/**
+ * A delay a timer can wait: a number of milliseconds from `lowest` (default
+ * 0) to 2³¹−1. `lowestName` names a bound that comes from another option, as
+ * in `from minBackoff (200) to 2147483647`.
+ */
 export function checkDelay(
   action: string,
   option: string,
   value: unknown,
+  lowest: number = 0,
+  lowestName: string = "",
 ): number {
   if (
-    !(typeof value === "number" && value >= 0 && value <= MAX_TIMER_DELAY_MS)
+    !(typeof value === "number" && value >= lowest &&
+      value <= MAX_TIMER_DELAY_MS)
   ) {
     fail(
       action,
       option,
-      `a finite number of milliseconds from 0 to ${MAX_TIMER_DELAY_MS}`,
+      `a finite number of milliseconds from ${
+        lowestName ? `${lowestName} (${lowest})` : lowest
+      } to ${MAX_TIMER_DELAY_MS}`,
       value,
       typeof value === "number",
     );
@@ -113,25 +122,93 @@ export function checkDelay(
   return value;
 }
 
-/** A count: a whole number ≥ 0, or `Infinity`. */
-export function checkCount(
+/**
+ * A time span that cannot be 0 (a window, a period): a number of
+ * milliseconds > 0 and ≤ `highest`; with the default `highest`, `Infinity`
+ * (never) is allowed too.
+ */
+export function checkDuration(
   action: string,
   option: string,
   value: unknown,
+  highest: number = Infinity,
 ): number {
-  if (
-    typeof value !== "number" || !(value >= 0) ||
-    (value !== Infinity && !Number.isInteger(value))
-  ) {
+  if (!(typeof value === "number" && value > 0 && value <= highest)) {
     fail(
       action,
       option,
-      "a whole number >= 0 or Infinity",
+      `a number of milliseconds > 0 ${
+        highest === Infinity ? "or Infinity" : `and <= ${highest}`
+      }`,
       value,
       typeof value === "number",
     );
   }
   return value;
+}
+
+/**
+ * A count: a whole number ≥ `lowest` (default 0), or `Infinity`. A `lowest`
+ * of 1 is for counts where 0 would do nothing (0 attempts, a capacity of 0).
+ */
+export function checkCount(
+  action: string,
+  option: string,
+  value: unknown,
+  lowest: number = 0,
+): number {
+  if (
+    typeof value !== "number" || !(value >= lowest) ||
+    (value !== Infinity && !Number.isInteger(value))
+  ) {
+    fail(
+      action,
+      option,
+      `a whole number >= ${lowest} or Infinity`,
+      value,
+      typeof value === "number",
+    );
+  }
+  return value;
+}
+
+/**
+ * What {@linkcode checkPolicy} accepts: the shape of a `BackoffPolicy`
+ * (`src/backoff/backoff_policy.ts`), declared here so that this floor
+ * imports nothing.
+ */
+export interface DelayPolicy {
+  /** The delay in milliseconds before the next attempt. */
+  delayFor(restartCount: number): number;
+}
+
+/**
+ * A backoff policy: an object (or function) with a `delayFor` method. What
+ * it returns is checked where it is used, when a delay is asked for.
+ */
+export function checkPolicy(
+  action: string,
+  option: string,
+  value: unknown,
+): DelayPolicy {
+  let delayFor: unknown;
+  try {
+    delayFor = (typeof value === "object" && value !== null) ||
+        typeof value === "function"
+      ? (value as Partial<DelayPolicy>).delayFor
+      : undefined;
+  } catch {
+    // A revoked Proxy, or a getter that throws: not a policy.
+  }
+  if (typeof delayFor !== "function") {
+    fail(
+      action,
+      option,
+      "a BackoffPolicy (an object with a delayFor(restartCount) method)",
+      value,
+    );
+  }
+  return value as DelayPolicy;
 }
 
 /** An actor name: a non-empty string without `/` or whitespace, not starting with `$`. */

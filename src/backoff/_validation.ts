@@ -76,13 +76,6 @@ export function readOptions(kind: string, options: unknown): OptionReader {
 }
 
 /**
- * What a custom `random` returning exactly 1 stands for: the largest number
- * {@linkcode secureRandom} returns, 1 − 2⁻³², far enough below 1 that
- * `1 + u` and `u × v` still round below 2 and `v`.
- */
-const BELOW_ONE = 1 - 2 ** -32;
-
-/**
  * Wraps a custom `random` so that what it returns is checked where it is
  * used, at delay time (it cannot be checked when the policy is created): a
  * number in [0, 1) is used as is; exactly 1 (as from a generator dividing by
@@ -106,6 +99,10 @@ export function checkedRandom(
     if (!(typeof u === "number" && u >= 0 && u <= 1)) {
       fail(action, "random()", "a number in [0, 1)", u, typeof u === "number");
     }
-    return u < 1 ? u : BELOW_ONE;
+    // Exactly 1 stands for the largest number secureRandom returns,
+    // 1 − 2⁻³², far enough below 1 that `1 + u` and `u × v` still round
+    // below 2 and `v`. (Written here, not as a module constant: esbuild keeps
+    // a top-level `1 - 2 ** -32` in every bundle that imports this file.)
+    return u < 1 ? u : 1 - 2 ** -32;
   };
 }

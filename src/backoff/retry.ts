@@ -12,7 +12,13 @@
 
 import type { BackoffPolicy } from "./backoff_policy.ts";
 import { fullJitterBackoff } from "./full_jitter.ts";
-import { checkDelay, describeError, fail } from "../validation.ts";
+import {
+  checkCount,
+  checkDelay,
+  checkPolicy,
+  describeError,
+  fail,
+} from "../validation.ts";
 
 /** The default of {@linkcode RetryOptions.maxAttempts}. */
 const DEFAULT_MAX_ATTEMPTS = 5;
@@ -184,34 +190,10 @@ export function retry<T>(
   const { signal, shouldRetry } = options;
   const maxAttempts = options.maxAttempts === undefined
     ? DEFAULT_MAX_ATTEMPTS
-    : options.maxAttempts;
-  if (
-    typeof maxAttempts !== "number" ||
-    !(maxAttempts === Infinity ||
-      (Number.isInteger(maxAttempts) && maxAttempts >= 1))
-  ) {
-    fail(
-      "retry",
-      "maxAttempts",
-      "a whole number >= 1 or Infinity",
-      maxAttempts,
-      typeof maxAttempts === "number",
-    );
-  }
+    : checkCount("retry", "maxAttempts", options.maxAttempts, 1);
   const policy = options.policy === undefined
     ? fullJitterBackoff({ baseMs: 1_000, capMs: 60_000 })
-    : options.policy;
-  if (
-    typeof policy !== "object" || policy === null ||
-    typeof policy.delayFor !== "function"
-  ) {
-    fail(
-      "retry",
-      "policy",
-      "a backoff policy (an object with a delayFor method)",
-      policy,
-    );
-  }
+    : checkPolicy("retry", "policy", options.policy);
   if (shouldRetry !== undefined && typeof shouldRetry !== "function") {
     fail("retry", "shouldRetry", "a function", shouldRetry);
   }

@@ -2,9 +2,11 @@
 // This module is browser compatible.
 
 // One `getRandomValues` call per 256 numbers: the call itself costs far more
-// than reading a typed array, and `delayFor` runs on every restart.
-const buffer = new Uint32Array(256);
-let next = buffer.length;
+// than reading a typed array, and `delayFor` runs on every restart. Pure, so
+// that a bundle that never draws a number drops the buffer.
+const SIZE = 256;
+const buffer = /* @__PURE__ */ new Uint32Array(SIZE);
+let next = SIZE;
 
 /**
  * Returns a cryptographically strong random number in [0, 1), the default
@@ -27,7 +29,7 @@ let next = buffer.length;
  * @returns A number in [0, 1).
  */
 export function secureRandom(): number {
-  if (next === buffer.length) {
+  if (next === SIZE) {
     crypto.getRandomValues(buffer);
     next = 0;
   }

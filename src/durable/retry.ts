@@ -14,7 +14,12 @@
 
 import type { BackoffPolicy } from "../backoff/backoff_policy.ts";
 import { fullJitterBackoff } from "../backoff/full_jitter.ts";
-import { checkNumber, describeError, fail } from "../validation.ts";
+import {
+  checkNumber,
+  checkPolicy,
+  describeError,
+  fail,
+} from "../validation.ts";
 
 /**
  * How remote refs retry failed calls. Every field is optional.
@@ -130,18 +135,10 @@ export function retrySettings(
       MAX_ATTEMPTS_LIMIT,
       true,
     );
-  const policy = options.policy ?? defaultRemoteRetryPolicy();
-  if (
-    typeof policy !== "object" || policy === null ||
-    typeof policy.delayFor !== "function"
-  ) {
-    fail(
-      action,
-      "retry.policy",
-      "a BackoffPolicy (an object with delayFor(restartCount))",
-      policy,
-    );
-  }
+  // As for `shouldRetry`, a null `policy` means the default.
+  const policy = options.policy == null
+    ? defaultRemoteRetryPolicy()
+    : checkPolicy(action, "retry.policy", options.policy);
   const shouldRetry = options.shouldRetry ?? isRetryableDurableError;
   if (typeof shouldRetry !== "function") {
     fail(action, "retry.shouldRetry", "a function", shouldRetry);

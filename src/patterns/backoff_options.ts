@@ -23,8 +23,9 @@ import {
   checkActorName,
   checkCount,
   checkDelay,
+  checkNumber,
+  checkPolicy,
   fail,
-  MAX_TIMER_DELAY_MS,
 } from "../validation.ts";
 
 /**
@@ -168,43 +169,14 @@ export function backoffSettings<T>(
   // Checked under the names the caller used (the policy calls them minMs and
   // maxMs), also when a custom policy is given: minBackoff still drives the
   // grace window and the stability reset.
-  if (
-    typeof minBackoff !== "number" ||
-    !(minBackoff >= 0 && minBackoff <= MAX_TIMER_DELAY_MS)
-  ) {
-    invalid(
-      "minBackoff",
-      `a number of milliseconds from 0 to ${MAX_TIMER_DELAY_MS}`,
-      minBackoff,
-    );
-  }
-  if (
-    typeof maxBackoff !== "number" ||
-    !(maxBackoff >= minBackoff && maxBackoff <= MAX_TIMER_DELAY_MS)
-  ) {
-    invalid(
-      "maxBackoff",
-      `a number of milliseconds from minBackoff (${minBackoff}) to ${MAX_TIMER_DELAY_MS}`,
-      maxBackoff,
-    );
-  }
-  if (
-    typeof randomFactor !== "number" ||
-    !(randomFactor >= 0 && randomFactor <= 1)
-  ) {
-    invalid("randomFactor", "a number from 0 to 1", randomFactor);
-  }
+  checkDelay(ACTION, "minBackoff", minBackoff);
+  checkDelay(ACTION, "maxBackoff", maxBackoff, minBackoff, "minBackoff");
+  checkNumber(ACTION, "randomFactor", randomFactor, 0, 1);
   // Only `undefined` means "the default", as for every other option: a
   // `null` policy or grace is a mistake to report, not a default to apply.
   const policy = options.policy === undefined
     ? exponentialBackoff({ minMs: minBackoff, maxMs: maxBackoff, randomFactor })
-    : options.policy;
-  if (
-    typeof policy !== "object" || policy === null ||
-    typeof policy.delayFor !== "function"
-  ) {
-    invalid("policy", "an object with a delayFor(restartCount) method", policy);
-  }
+    : checkPolicy(ACTION, "policy", options.policy);
   if (
     typeof resetCounter === "object" && resetCounter !== null &&
     resetCounter.kind === "after-time"

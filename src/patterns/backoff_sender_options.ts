@@ -14,7 +14,12 @@
 import type { BackoffPolicy } from "../backoff/backoff_policy.ts";
 import { truncatedBinaryBackoff } from "../backoff/truncated_binary.ts";
 import { Props } from "../runtime/props.ts";
-import { checkActorName, fail } from "../validation.ts";
+import {
+  checkActorName,
+  checkCount,
+  checkPolicy,
+  fail,
+} from "../validation.ts";
 import type { BackoffSenderTracked } from "./backoff_sender_protocol.ts";
 
 /**
@@ -138,35 +143,9 @@ export function backoffSenderSettings<M>(
   // Only `undefined` means "the default": a `null` policy is a mistake.
   const policy = options.policy === undefined
     ? truncatedBinaryBackoff({ slotMs: 10, ceiling: 10 })
-    : options.policy;
-  if (
-    typeof policy !== "object" || policy === null ||
-    typeof policy.delayFor !== "function"
-  ) {
-    fail(
-      ACTION,
-      "policy",
-      "an object with a delayFor(retryCount) method",
-      policy,
-    );
-  }
-  checkAtLeastOne("maxUnacked", maxUnacked);
-  checkAtLeastOne("maxAttempts", maxAttempts);
+    : checkPolicy(ACTION, "policy", options.policy);
+  // Neither can be 0: 0 unacknowledged messages or 0 tries would deliver nothing.
+  checkCount(ACTION, "maxUnacked", maxUnacked, 1);
+  checkCount(ACTION, "maxAttempts", maxAttempts, 1);
   return { childProps, childName, policy, maxUnacked, maxAttempts };
-}
-
-/** A count that cannot be 0: 0 unacknowledged messages or 0 tries would deliver nothing. */
-function checkAtLeastOne(option: string, value: unknown): void {
-  if (
-    typeof value !== "number" || !(value >= 1) ||
-    (value !== Infinity && !Number.isInteger(value))
-  ) {
-    fail(
-      ACTION,
-      option,
-      "a whole number >= 1 or Infinity",
-      value,
-      typeof value === "number",
-    );
-  }
 }

@@ -68,10 +68,17 @@ export function stash(cell: ActorCell<never>): boolean {
   return true;
 }
 
-/** `context.unstashAll()`: the stashed messages go back ahead of the mailbox, in order. */
+/**
+ * `context.unstashAll()`: the stashed messages go back ahead of the mailbox,
+ * in order. Called outside a turn (from a socket's `onopen`, say) while a
+ * message handed to the idle actor waits with its turn, that message is
+ * newer than the stashed ones: it is put back in the mailbox first, so the
+ * stashed ones go ahead of it.
+ */
 export function unstashAll(cell: ActorCell<never>): void {
   const stashed = cell.extras?.stash;
   if (stashed === undefined || stashed.size === 0) return;
+  cell.settleHanded();
   (cell.mailbox ??= new Mailbox()).prependAll(stashed);
   cell.scheduleIfRunnable();
 }

@@ -14,8 +14,15 @@
 
 import { exponentialBackoff } from "../backoff/exponential.ts";
 import type { BackoffPolicy } from "../backoff/backoff_policy.ts";
-import { MAX_TIMER_DELAY_MS } from "../backoff/max_timer_delay.ts";
-import { describeValue } from "../validation.ts";
+import {
+  checkCount,
+  checkDelay,
+  checkDuration,
+  checkNumber,
+  checkPolicy,
+  fail,
+  MAX_TIMER_DELAY_MS,
+} from "../validation.ts";
 
 /**
  * Options of {@linkcode SupervisorStrategy.restartWithBackoff}.
@@ -108,18 +115,15 @@ export class TypedStrategy {
       kind !== "restart" && kind !== "resume" && kind !== "stop" &&
       kind !== "backoff"
     ) {
-      throw new TypeError(
-        `Cannot create TypedStrategy: "kind" must be "restart", "resume", "stop" or "backoff" (got ${
-          describeValue(kind)
-        }); use SupervisorStrategy.restart and its siblings`,
+      fail(
+        "create TypedStrategy",
+        "kind",
+        '"restart", "resume", "stop" or "backoff" (use SupervisorStrategy.restart and its siblings)',
+        kind,
       );
     }
-    if (kind === "backoff" && !isPolicy(fields.policy)) {
-      throw new TypeError(
-        `Cannot create TypedStrategy: a "backoff" strategy needs a "policy" with a delayFor(restartCount) method (got ${
-          describeValue(fields.policy)
-        })`,
-      );
+    if (kind === "backoff") {
+      checkPolicy('create a "backoff" TypedStrategy', "policy", fields.policy);
     }
     this.kind = kind;
     this.loggingEnabled = fields.loggingEnabled ?? true;
@@ -146,57 +150,6 @@ export class TypedStrategy {
    */
   withLoggingEnabled(enabled: boolean): TypedStrategy {
     return new TypedStrategy(this.kind, { ...this, loggingEnabled: enabled });
-  }
-}
-
-function isPolicy(value: unknown): value is BackoffPolicy {
-  return typeof value === "object" && value !== null &&
-    typeof (value as BackoffPolicy).delayFor === "function";
-}
-
-function checkCount(where: string, option: string, value: unknown): number {
-  if (
-    typeof value !== "number" || !(value >= 0) ||
-    (value !== Infinity && !Number.isInteger(value))
-  ) {
-    throw new RangeError(
-      `Cannot create ${where}: "${option}" must be a whole number >= 0 or Infinity (got ${
-        describeValue(value)
-      })`,
-    );
-  }
-  return value;
-}
-
-function checkDuration(where: string, option: string, value: unknown): number {
-  if (typeof value !== "number" || !(value > 0)) {
-    throw new RangeError(
-      `Cannot create ${where}: "${option}" must be a number of milliseconds > 0 (got ${
-        describeValue(value)
-      })`,
-    );
-  }
-  return value;
-}
-
-function checkRange(
-  where: string,
-  option: string,
-  value: unknown,
-  lowText: string,
-  low: number,
-  lowInclusive: boolean,
-  high: number,
-): void {
-  if (
-    typeof value !== "number" || !(lowInclusive ? value >= low : value > low) ||
-    !(value <= high)
-  ) {
-    throw new RangeError(
-      `Cannot create ${where}: "${option}" must be a number ${lowText} and <= ${high} (got ${
-        describeValue(value)
-      })`,
-    );
   }
 }
 
@@ -247,50 +200,26 @@ export const SupervisorStrategy: {
     maxRetries: number,
     withinMs: number = Infinity,
   ): TypedStrategy {
-    const where = "SupervisorStrategy.restartWithLimit";
+    const action = "create SupervisorStrategy.restartWithLimit";
     return new TypedStrategy("restart", {
-      maxRestarts: checkCount(where, "maxRetries", maxRetries),
-      withinMs: checkDuration(where, "withinMs", withinMs),
+      maxRestarts: checkCount(action, "maxRetries", maxRetries),
+      withinMs: checkDuration(action, "withinMs", withinMs),
     });
   },
   restartWithBackoff(options: RestartWithBackoffOptions): TypedStrategy {
-    const where = "SupervisorStrategy.restartWithBackoff";
+    const action = "create SupervisorStrategy.restartWithBackoff";
     if (typeof options !== "object" || options === null) {
-      throw new TypeError(
-        `Cannot create ${where}: options must be an object (got ${
-          describeValue(options)
-        })`,
-      );
+      fail(action, "options", "an object", options);
     }
     const { minBackoff, maxBackoff, randomFactor = 0.2 } = options;
     // Checked here too, so that errors name these options (the policy calls
     // them minMs and maxMs) and a zero minBackoff cannot make a zero default
     // resetBackoffAfter.
-    checkRange(
-      where,
-      "minBackoff",
-      minBackoff,
-      "> 0",
-      0,
-      false,
-      MAX_TIMER_DELAY_MS,
-    );
-    checkRange(
-      where,
-      "maxBackoff",
-      maxBackoff,
-      `>= minBackoff (${minBackoff})`,
-      minBackoff,
-      true,
-      MAX_TIMER_DELAY_MS,
-    );
-    checkRange(where, "randomFactor", randomFactor, ">= 0", 0, true, 1);
-    if (options.policy !== undefined && !isPolicy(options.policy)) {
-      throw new TypeError(
-        `Cannot create ${where}: "policy" must be a backoff policy, an object with a delayFor(restartCount) method (got ${
-          describeValue(options.policy)
-        })`,
-      );
+    checkDuration(action, "minBackoff", minBackoff, MAX_TIMER_DELAY_MS);
+    checkDelay(action, "maxBackoff", maxBackoff, minBackoff, "minBackoff");
+    checkNumber(action, "randomFactor", randomFactor, 0, 1);
+    if (options.policy !== undefined) {
+      checkPolicy(action, "policy", options.policy);
     }
     const policy = options.policy ??
       exponentialBackoff({
@@ -304,18 +233,18 @@ export const SupervisorStrategy: {
       policy,
       maxBackoff,
       resetBackoffAfter: checkDuration(
-        where,
+        action,
         "resetBackoffAfter",
         resetBackoffAfter,
       ),
       maxRestarts: checkCount(
-        where,
+        action,
         "maxRestarts",
         options.maxRestarts ?? Infinity,
       ),
       stashCapacity: options.stashCapacity === undefined
         ? undefined
-        : checkCount(where, "stashCapacity", options.stashCapacity),
+        : checkCount(action, "stashCapacity", options.stashCapacity),
     });
   },
 };

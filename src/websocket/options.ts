@@ -9,7 +9,13 @@
 
 import type { BackoffPolicy } from "../backoff/backoff_policy.ts";
 import { exponentialBackoff } from "../backoff/exponential.ts";
-import { checkNumber, fail, MAX_TIMER_DELAY_MS } from "../validation.ts";
+import {
+  checkCount,
+  checkDelay,
+  checkNumber,
+  checkPolicy,
+  fail,
+} from "../validation.ts";
 import { ActorRef } from "../runtime/actor_ref.ts";
 import type { WebSocketEvent } from "./events.ts";
 import { isWebSocketData } from "./messages.ts";
@@ -225,8 +231,9 @@ const bad = (name: string, expected: string, value: unknown): never =>
 
 /** A time a timer can wait. */
 const time = (name: string, value: number, lowest = 0) =>
-  checkNumber(ACTION, name, value, lowest, MAX_TIMER_DELAY_MS);
+  checkDelay(ACTION, name, value, lowest);
 
+/** A size with no "unlimited": a whole number from 0. */
 const count = (name: string, value: number) =>
   checkNumber(ACTION, name, value, 0, Number.MAX_SAFE_INTEGER, true);
 
@@ -298,18 +305,14 @@ export function settingsFrom(options: WebSocketOptions): Settings {
   ) {
     bad("subscriber", "an ActorRef or a function", subscriber);
   }
-  if (typeof policy?.delayFor !== "function") {
-    bad("policy", "an object with a delayFor(restartCount) method", policy);
-  }
+  checkPolicy(ACTION, "policy", policy);
   time("minUptimeMs", minUptimeMs);
   time("connectionTimeoutMs", connectionTimeoutMs, 1);
   // Infinity, where it is the default, means never.
-  if (maxRetries !== Infinity) count("maxRetries", maxRetries);
+  checkCount(ACTION, "maxRetries", maxRetries);
   count("maxQueued", maxQueued);
-  const positive = (name: string, value: number) =>
-    value === Infinity ||
-    checkNumber(ACTION, name, value, 1, Number.MAX_SAFE_INTEGER, true);
-  positive("maxMessageBytes", maxMessageBytes);
+  // Neither 0 bytes nor 0 unacknowledged messages nor 0 tries could send anything.
+  checkCount(ACTION, "maxMessageBytes", maxMessageBytes, 1);
   let acks: Required<AckOptions> | undefined;
   if (ack !== undefined) {
     if (typeof ack !== "object" || ack === null) {
@@ -321,8 +324,8 @@ export function settingsFrom(options: WebSocketOptions): Settings {
     if (typeof decodeAck !== "function") {
       bad("ack.decodeAck", "a function", decodeAck);
     }
-    positive("ack.maxUnacked", maxUnacked);
-    positive("ack.maxAttempts", maxAttempts);
+    checkCount(ACTION, "ack.maxUnacked", maxUnacked, 1);
+    checkCount(ACTION, "ack.maxAttempts", maxAttempts, 1);
     acks = { encode, decodeAck, maxUnacked, maxAttempts };
   }
   if (shouldReconnect !== undefined && typeof shouldReconnect !== "function") {

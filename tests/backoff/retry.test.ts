@@ -352,11 +352,11 @@ describe("retry: checks its arguments when called", () => {
     const cases: [() => unknown, string][] = [
       [
         () => retry(fn, { policy: {} as BackoffPolicy }),
-        `"policy" must be a backoff policy (an object with a delayFor method) (got an object (Object))`,
+        `"policy" must be a BackoffPolicy (an object with a delayFor(restartCount) method) (got an object (Object))`,
       ],
       [
         () => retry(fn, { policy: null as unknown as BackoffPolicy }),
-        `"policy" must be a backoff policy (an object with a delayFor method) (got null)`,
+        `"policy" must be a BackoffPolicy (an object with a delayFor(restartCount) method) (got null)`,
       ],
       [
         () => retry(fn, { shouldRetry: true as unknown as () => boolean }),

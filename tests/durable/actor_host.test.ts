@@ -224,7 +224,11 @@ describe("durable: ActorHost and remote refs", () => {
         new ActorHost(undefined, {}, {
           retry: { policy: {} as { delayFor(n: number): number } },
         }),
-      /"retry.policy" must be a BackoffPolicy/,
+      (e: unknown) =>
+        e instanceof TypeError &&
+        e.message.endsWith(
+          `"retry.policy" must be a BackoffPolicy (an object with a delayFor(restartCount) method) (got an object (Object))`,
+        ),
     );
     assert.throws(
       () => new ActorHost(undefined, null as unknown as object),

@@ -733,11 +733,32 @@ describe("BackoffSender options", () => {
   const cases: [string, Record<string, unknown>, ErrorConstructor, RegExp][] = [
     ["childProps", { childProps: {} }, TypeError, /"childProps" must be/],
     ["childName", { childName: "a/b" }, TypeError, /"childName"/],
-    ["policy", { policy: null }, TypeError, /"policy" must be an object/],
-    ["maxUnacked 0", { maxUnacked: 0 }, RangeError, /"maxUnacked".*got 0/],
+    [
+      "policy null",
+      { policy: null },
+      TypeError,
+      /"policy" must be a BackoffPolicy \(an object with a delayFor\(restartCount\) method\) \(got null\)$/,
+    ],
+    [
+      "policy without delayFor",
+      { policy: { delay: () => 1 } },
+      TypeError,
+      /"policy" must be a BackoffPolicy .*\(got an object \(Object\)\)$/,
+    ],
+    [
+      "maxUnacked 0",
+      { maxUnacked: 0 },
+      RangeError,
+      /"maxUnacked" must be a whole number >= 1 or Infinity \(got 0\)$/,
+    ],
     ["maxUnacked 1.5", { maxUnacked: 1.5 }, RangeError, /"maxUnacked"/],
     ["maxUnacked '5'", { maxUnacked: "5" }, TypeError, /got "5"/],
-    ["maxAttempts 0", { maxAttempts: 0 }, RangeError, /"maxAttempts"/],
+    [
+      "maxAttempts 0",
+      { maxAttempts: 0 },
+      RangeError,
+      /"maxAttempts" must be a whole number >= 1 or Infinity \(got 0\)$/,
+    ],
     ["maxAttempts NaN", { maxAttempts: NaN }, RangeError, /"maxAttempts"/],
   ];
   for (const [what, bad, errorClass, message] of cases) {

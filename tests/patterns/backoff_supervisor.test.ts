@@ -781,7 +781,7 @@ describe("BackoffSupervisor.props validation", () => {
     [
       "minBackoff",
       { minBackoff: -1 },
-      /"minBackoff" must be a number of milliseconds from 0.*\(got -1\)/,
+      /"minBackoff" must be a finite number of milliseconds from 0.*\(got -1\)/,
     ],
     [
       "minBackoff type",
@@ -801,9 +801,13 @@ describe("BackoffSupervisor.props validation", () => {
     [
       "randomFactor",
       { randomFactor: 2 },
-      /"randomFactor" must be a number from 0 to 1 \(got 2\)/,
+      /"randomFactor" must be a number in \[0, 1\] \(got 2\)/,
     ],
-    ["policy", { policy: {} }, /"policy" must be an object with a delayFor/],
+    [
+      "policy",
+      { policy: {} },
+      /"policy" must be a BackoffPolicy \(an object with a delayFor\(restartCount\) method\) \(got an object \(Object\)\)/,
+    ],
     [
       "resetCounter",
       { resetCounter: "sometimes" },

@@ -335,19 +335,19 @@ describe("BackoffSupervisor.props: timer options and the policy", () => {
       "policy null",
       { policy: null },
       TypeError,
-      /"policy" must be an object with a delayFor\(restartCount\) method \(got null\)/,
+      /"policy" must be a BackoffPolicy \(an object with a delayFor\(restartCount\) method\) \(got null\)/,
     ],
     [
       "policy a function",
       { policy: (n: number) => n },
       TypeError,
-      /"policy" must be an object with a delayFor.*\(got function/,
+      /"policy" must be a BackoffPolicy .*\(got function/,
     ],
     [
       "policy.delayFor not a function",
       { policy: { delayFor: 100 } },
       TypeError,
-      /"policy" must be an object with a delayFor.*\(got an object \(Object\)\)/,
+      /"policy" must be a BackoffPolicy .*\(got an object \(Object\)\)/,
     ],
   ];
   for (const [what, override, errorClass, message] of cases) {

@@ -346,7 +346,7 @@ describe("strategies are checked where they are given (findings 1 and 4)", () =>
     );
     assert.throws(
       () => props.onFailure(Error, { kind: "restart" } as never),
-      /"strategy" must come from SupervisorStrategy/,
+      /"strategy" must be a strategy from SupervisorStrategy/,
     );
   });
 
@@ -359,7 +359,8 @@ describe("strategies are checked where they are given (findings 1 and 4)", () =>
           policy: {} as never,
         }),
       (e: unknown) =>
-        e instanceof TypeError && /"policy" must be a backoff policy/.test(
+        e instanceof TypeError &&
+        /"policy" must be a BackoffPolicy .*\(got an object \(Object\)\)/.test(
           e.message,
         ),
     );

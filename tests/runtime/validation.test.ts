@@ -161,7 +161,11 @@ describe("Bad input is rejected at the call", () => {
           maxBackoff: 10,
         }),
       error: RangeError,
-      mentions: [/"minBackoff"/, /\(got -1\)/, /must be a number > 0/],
+      mentions: [
+        /"minBackoff"/,
+        /\(got -1\)/,
+        /must be a number of milliseconds > 0/,
+      ],
     },
   ];
 

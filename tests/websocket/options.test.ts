@@ -174,9 +174,10 @@ describe("websocketProps options", () => {
     assertRejects(
       { policy: { delay: () => 1 } },
       TypeError,
-      '"policy"',
-      "delayFor",
+      '"policy" must be a BackoffPolicy (an object with a delayFor(restartCount) method)',
+      "(got an object (Object))",
     );
+    assertRejects({ policy: null }, TypeError, '"policy"', "(got null)");
     assertRejects(
       { shouldReconnect: true },
       TypeError,
@@ -212,13 +213,13 @@ describe("websocketProps options", () => {
       RangeError,
       '"minUptimeMs"',
       "(got -1)",
-      "[0, 2147483647]",
+      "a finite number of milliseconds from 0 to 2147483647",
     );
     assertRejects(
       { connectionTimeoutMs: 0 },
       RangeError,
       '"connectionTimeoutMs"',
-      "[1, 2147483647]",
+      "from 1 to 2147483647 (got 0)",
     );
     assertRejects(
       { connectionTimeoutMs: 2 ** 31 },
@@ -266,7 +267,7 @@ describe("websocketProps options", () => {
           RangeError,
           `"${field}"`,
           `(got ${value})`,
-          `${MAX}]`,
+          `to ${MAX}`,
         );
       }
     }
@@ -314,7 +315,7 @@ describe("websocketProps options", () => {
       RangeError,
       '"maxRetries"',
       "(got -1)",
-      "an integer",
+      "a whole number >= 0 or Infinity",
     );
     assertRejects({ maxRetries: 1.5 }, RangeError, "(got 1.5)");
     assertRejects(
@@ -324,6 +325,33 @@ describe("websocketProps options", () => {
       "an integer",
     );
     assertRejects({ maxQueued: "10" }, TypeError, '(got "10")');
+  });
+
+  it("rejects a size or count of 0 where 0 could send nothing", () => {
+    const ack = { encode: String, decodeAck: () => undefined };
+    const cases: [Record<string, unknown>, string, string][] = [
+      [{ maxMessageBytes: 0 }, "maxMessageBytes", "0"],
+      [{ maxMessageBytes: 2.5 }, "maxMessageBytes", "2.5"],
+      [{ ack: { ...ack, maxUnacked: 0 } }, "ack.maxUnacked", "0"],
+      [{ ack: { ...ack, maxAttempts: -1 } }, "ack.maxAttempts", "-1"],
+    ];
+    for (const [options, option, shown] of cases) {
+      assertRejects(
+        options,
+        RangeError,
+        `"${option}" must be a whole number >= 1 or Infinity (got ${shown})`,
+      );
+    }
+    assertRejects(
+      { ack: { ...ack, maxAttempts: "3" } },
+      TypeError,
+      '"ack.maxAttempts" must be a whole number >= 1 or Infinity (got "3")',
+    );
+    websocketProps({
+      ...base,
+      maxMessageBytes: Infinity,
+      ack: { ...ack, maxUnacked: Infinity, maxAttempts: Infinity },
+    } as WebSocketOptions);
   });
 
   it("asks for a WebSocket class where the runtime has none", () => {
