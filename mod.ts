@@ -112,7 +112,12 @@ export {
   stoppingStrategy,
 } from "./src/supervision/strategy.ts";
 export {
+  restartActor,
+  restartWithBackoff,
   type RestartWithBackoffOptions,
+  restartWithLimit,
+  resumeActor,
+  stopActor,
   type StrategyKind,
   SupervisorStrategy,
   TypedStrategy,

@@ -154,8 +154,172 @@ export class TypedStrategy {
 }
 
 /**
- * The typed supervision strategies, attached to an actor's `Props` with
- * `supervise(props).onFailure(ErrorClass, strategy)`.
+ * Restart the actor in place at once, without limit, keeping its `ActorRef`
+ * (its state is lost: a fresh instance from its `Props`). The same value as
+ * `SupervisorStrategy.restart`.
+ *
+ * @example Usage
+ * ```ts
+ * import { Actor, Props, restartActor, supervise } from "@understudy/core";
+ *
+ * class Parser extends Actor<string> {
+ *   onReceive(text: string): void {
+ *     JSON.parse(text);
+ *   }
+ * }
+ * const props = supervise(Props.create(() => new Parser()))
+ *   .onFailure(SyntaxError, restartActor);
+ * ```
+ */
+export const restartActor: TypedStrategy = /* @__PURE__ */ new TypedStrategy(
+  "restart",
+);
+
+/**
+ * Keep the actor's state and go on with the next message. The same value as
+ * `SupervisorStrategy.resume`.
+ *
+ * @example Usage
+ * ```ts
+ * import { Actor, Props, resumeActor, supervise } from "@understudy/core";
+ *
+ * class Counter extends Actor<string> {
+ *   count = 0;
+ *   onReceive(text: string): void {
+ *     this.count += Number.parseInt(text, 10) || 0;
+ *     if (text === "") throw new RangeError("empty input");
+ *   }
+ * }
+ * const props = supervise(Props.create(() => new Counter()))
+ *   .onFailure(RangeError, resumeActor);
+ * ```
+ */
+export const resumeActor: TypedStrategy = /* @__PURE__ */ new TypedStrategy(
+  "resume",
+);
+
+/**
+ * Stop the actor (what happens to an error no clause matches). The same
+ * value as `SupervisorStrategy.stop`.
+ *
+ * @example Usage
+ * ```ts
+ * import { Actor, Props, stopActor, supervise } from "@understudy/core";
+ *
+ * class ProtocolError extends Error {}
+ * class Session extends Actor<string> {
+ *   onReceive(): void {}
+ * }
+ * const props = supervise(Props.create(() => new Session()))
+ *   .onFailure(ProtocolError, stopActor);
+ * ```
+ */
+export const stopActor: TypedStrategy = /* @__PURE__ */ new TypedStrategy(
+  "stop",
+);
+
+/**
+ * Restart at once, at most `maxRetries` times within `withinMs`; then stop.
+ * The same function as `SupervisorStrategy.restartWithLimit`.
+ *
+ * @example Usage
+ * ```ts
+ * import { Actor, Props, restartWithLimit, supervise } from "@understudy/core";
+ *
+ * class Worker extends Actor<string> {
+ *   onReceive(): void {}
+ * }
+ * const props = supervise(Props.create(() => new Worker()))
+ *   .onFailure(Error, restartWithLimit(3, 60_000)); // 3 restarts a minute
+ * ```
+ *
+ * @param maxRetries Restarts granted per window (0 grants none).
+ * @param withinMs The window in milliseconds (default `Infinity`).
+ * @returns The strategy.
+ */
+export function restartWithLimit(
+  maxRetries: number,
+  withinMs: number = Infinity,
+): TypedStrategy {
+  const action = "create SupervisorStrategy.restartWithLimit";
+  return new TypedStrategy("restart", {
+    maxRestarts: checkCount(action, "maxRetries", maxRetries),
+    withinMs: checkDuration(action, "withinMs", withinMs),
+  });
+}
+
+/**
+ * Restart after an exponentially growing, jittered delay, keeping the
+ * messages that arrive meanwhile (up to `stashCapacity`). The same function
+ * as `SupervisorStrategy.restartWithBackoff`; imported on its own, a program
+ * that does not use it does not carry the default policy.
+ *
+ * @example Usage
+ * ```ts
+ * import { Actor, Props, restartWithBackoff, supervise } from "@understudy/core";
+ *
+ * class Connection extends Actor<string> {
+ *   onReceive(): void {}
+ * }
+ * const props = supervise(Props.create(() => new Connection()))
+ *   .onFailure(Error, restartWithBackoff({ minBackoff: 200, maxBackoff: 10_000 }));
+ * ```
+ *
+ * @param options Delays, reset, limit and stash capacity.
+ * @returns The strategy.
+ */
+export function restartWithBackoff(
+  options: RestartWithBackoffOptions,
+): TypedStrategy {
+  const action = "create SupervisorStrategy.restartWithBackoff";
+  if (typeof options !== "object" || options === null) {
+    fail(action, "options", "an object", options);
+  }
+  const { minBackoff, maxBackoff, randomFactor = 0.2 } = options;
+  // Checked here too, so that errors name these options (the policy calls
+  // them minMs and maxMs) and a zero minBackoff cannot make a zero default
+  // resetBackoffAfter.
+  checkDuration(action, "minBackoff", minBackoff, MAX_TIMER_DELAY_MS);
+  checkDelay(action, "maxBackoff", maxBackoff, minBackoff, "minBackoff");
+  checkNumber(action, "randomFactor", randomFactor, 0, 1);
+  if (options.policy !== undefined) {
+    checkPolicy(action, "policy", options.policy);
+  }
+  const policy = options.policy ??
+    exponentialBackoff({
+      minMs: minBackoff,
+      maxMs: maxBackoff,
+      randomFactor,
+    });
+  const resetBackoffAfter = options.resetBackoffAfter ??
+    (minBackoff + maxBackoff) / 2;
+  return new TypedStrategy("backoff", {
+    policy,
+    maxBackoff,
+    resetBackoffAfter: checkDuration(
+      action,
+      "resetBackoffAfter",
+      resetBackoffAfter,
+    ),
+    maxRestarts: checkCount(
+      action,
+      "maxRestarts",
+      options.maxRestarts ?? Infinity,
+    ),
+    stashCapacity: options.stashCapacity === undefined
+      ? undefined
+      : checkCount(action, "stashCapacity", options.stashCapacity),
+  });
+}
+
+/**
+ * The typed supervision strategies under one name, attached to an actor's
+ * `Props` with `supervise(props).onFailure(ErrorClass, strategy)`. Each is
+ * also exported on its own ({@linkcode restartActor},
+ * {@linkcode resumeActor}, {@linkcode stopActor},
+ * {@linkcode restartWithLimit}, {@linkcode restartWithBackoff}): an object
+ * keeps all its members in a bundle, so a program that imports the ones it
+ * uses pays only for those.
  *
  * @example Usage
  * ```ts
@@ -172,79 +336,20 @@ export class TypedStrategy {
  * ```
  */
 export const SupervisorStrategy: {
-  /** Restart in place at once, without limit. */
+  /** Restart in place at once, without limit ({@linkcode restartActor}). */
   readonly restart: TypedStrategy;
-  /** Keep the actor's state and go on with the next message. */
+  /** Keep the actor's state and go on with the next message ({@linkcode resumeActor}). */
   readonly resume: TypedStrategy;
-  /** Stop the actor (what happens to an error no clause matches). */
+  /** Stop the actor ({@linkcode stopActor}). */
   readonly stop: TypedStrategy;
-  /**
-   * Restart at once, at most `maxRetries` times within `withinMs`; then stop.
-   *
-   * @param maxRetries Restarts granted per window (0 grants none).
-   * @param withinMs The window in milliseconds (default `Infinity`).
-   */
-  restartWithLimit(maxRetries: number, withinMs?: number): TypedStrategy;
-  /**
-   * Restart after an exponentially growing, jittered delay, keeping the
-   * messages that arrive meanwhile.
-   *
-   * @param options Delays, reset, limit and stash capacity.
-   */
-  restartWithBackoff(options: RestartWithBackoffOptions): TypedStrategy;
+  /** {@linkcode restartWithLimit}. */
+  readonly restartWithLimit: typeof restartWithLimit;
+  /** {@linkcode restartWithBackoff}. */
+  readonly restartWithBackoff: typeof restartWithBackoff;
 } = {
-  restart: /* @__PURE__ */ new TypedStrategy("restart"),
-  resume: /* @__PURE__ */ new TypedStrategy("resume"),
-  stop: /* @__PURE__ */ new TypedStrategy("stop"),
-  restartWithLimit(
-    maxRetries: number,
-    withinMs: number = Infinity,
-  ): TypedStrategy {
-    const action = "create SupervisorStrategy.restartWithLimit";
-    return new TypedStrategy("restart", {
-      maxRestarts: checkCount(action, "maxRetries", maxRetries),
-      withinMs: checkDuration(action, "withinMs", withinMs),
-    });
-  },
-  restartWithBackoff(options: RestartWithBackoffOptions): TypedStrategy {
-    const action = "create SupervisorStrategy.restartWithBackoff";
-    if (typeof options !== "object" || options === null) {
-      fail(action, "options", "an object", options);
-    }
-    const { minBackoff, maxBackoff, randomFactor = 0.2 } = options;
-    // Checked here too, so that errors name these options (the policy calls
-    // them minMs and maxMs) and a zero minBackoff cannot make a zero default
-    // resetBackoffAfter.
-    checkDuration(action, "minBackoff", minBackoff, MAX_TIMER_DELAY_MS);
-    checkDelay(action, "maxBackoff", maxBackoff, minBackoff, "minBackoff");
-    checkNumber(action, "randomFactor", randomFactor, 0, 1);
-    if (options.policy !== undefined) {
-      checkPolicy(action, "policy", options.policy);
-    }
-    const policy = options.policy ??
-      exponentialBackoff({
-        minMs: minBackoff,
-        maxMs: maxBackoff,
-        randomFactor,
-      });
-    const resetBackoffAfter = options.resetBackoffAfter ??
-      (minBackoff + maxBackoff) / 2;
-    return new TypedStrategy("backoff", {
-      policy,
-      maxBackoff,
-      resetBackoffAfter: checkDuration(
-        action,
-        "resetBackoffAfter",
-        resetBackoffAfter,
-      ),
-      maxRestarts: checkCount(
-        action,
-        "maxRestarts",
-        options.maxRestarts ?? Infinity,
-      ),
-      stashCapacity: options.stashCapacity === undefined
-        ? undefined
-        : checkCount(action, "stashCapacity", options.stashCapacity),
-    });
-  },
+  restart: restartActor,
+  resume: resumeActor,
+  stop: stopActor,
+  restartWithLimit,
+  restartWithBackoff,
 };

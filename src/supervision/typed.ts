@@ -18,10 +18,7 @@ import { BackoffDecision } from "./backoff_decision.ts";
 import { describeValue } from "../validation.ts";
 import { type ErrorClass, matchErrorClass } from "./strategy.ts";
 import type { FailureHandling, Supervised } from "./supervised.ts";
-import {
-  SupervisorStrategy,
-  type TypedStrategy,
-} from "./supervisor_strategy.ts";
+import { stopActor, type TypedStrategy } from "./supervisor_strategy.ts";
 
 /**
  * One clause of typed supervision: failures that are instances of the class
@@ -47,7 +44,7 @@ export class TypedFailureHandling implements FailureHandling {
 
   /** The strategy for `error`: the clause with the most specific matching class; `stop` if none. */
   strategyFor(error: unknown): TypedStrategy {
-    return matchErrorClass(error, this.clauses) ?? SupervisorStrategy.stop;
+    return matchErrorClass(error, this.clauses) ?? stopActor;
   }
 
   actorFailed(actor: Supervised, error: unknown, message: unknown): void {

@@ -6,7 +6,12 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import {
+  restartActor,
+  restartWithBackoff,
   type RestartWithBackoffOptions,
+  restartWithLimit,
+  resumeActor,
+  stopActor,
   SupervisorStrategy,
   TypedStrategy,
 } from "../../src/supervision/supervisor_strategy.ts";
@@ -159,5 +164,28 @@ describe("SupervisorStrategy: bad arguments are rejected at the call", () => {
       }).maxBackoff,
       2_147_483_647,
     );
+  });
+
+  it("exports each strategy on its own, the same values as SupervisorStrategy's members", () => {
+    assert.equal(restartActor, SupervisorStrategy.restart);
+    assert.equal(resumeActor, SupervisorStrategy.resume);
+    assert.equal(stopActor, SupervisorStrategy.stop);
+    assert.equal(restartWithLimit, SupervisorStrategy.restartWithLimit);
+    assert.equal(restartWithBackoff, SupervisorStrategy.restartWithBackoff);
+    assert.deepEqual(
+      [restartActor.kind, resumeActor.kind, stopActor.kind],
+      ["restart", "resume", "stop"],
+    );
+    const limited = restartWithLimit(3, 60_000);
+    assert.deepEqual([limited.kind, limited.maxRestarts, limited.withinMs], [
+      "restart",
+      3,
+      60_000,
+    ]);
+    assert.throws(() => restartWithLimit(-1), {
+      name: "RangeError",
+      message:
+        'Cannot create SupervisorStrategy.restartWithLimit: "maxRetries" must be a whole number >= 0 or Infinity (got -1)',
+    });
   });
 });
