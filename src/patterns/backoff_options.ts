@@ -119,8 +119,8 @@ export interface BackoffSettings<T> {
   readonly policy: BackoffPolicy;
   /**
    * A fresh decision for each supervisor incarnation (the count starts at 0
-   * again after the supervisor's own restart), asking `policy` (the
-   * supervisor's guarded wrapper of the user's) for delays.
+   * again after the supervisor's own restart), asking `policy` for delays
+   * (`BackoffDecision` contains a broken one).
    */
   readonly decision: (policy: BackoffPolicy) => BackoffDecision;
 }

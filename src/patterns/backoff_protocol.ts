@@ -16,7 +16,7 @@
  * @module
  */
 
-import type { ActorRef } from "../runtime/actor_ref.ts";
+import { type ActorRef, Request } from "../runtime/actor_ref.ts";
 
 /**
  * Base of the BackoffSupervisor's events on the event stream; subscribe to
@@ -200,7 +200,9 @@ export class BackoffGaveUp extends BackoffEvent {
 
 /**
  * Asks a BackoffSupervisor for its current child; the reply is a
- * {@linkcode CurrentChild}. Send {@linkcode BackoffSupervisor.GetCurrentChild}.
+ * {@linkcode CurrentChild}, and `ask` infers it (a
+ * {@linkcode Request}`<CurrentChild>`). Send
+ * {@linkcode BackoffSupervisor.GetCurrentChild}.
  *
  * @example Usage
  * ```ts
@@ -209,13 +211,15 @@ export class BackoffGaveUp extends BackoffEvent {
  * BackoffSupervisor.GetCurrentChild instanceof GetCurrentChild; // true
  * ```
  */
-export class GetCurrentChild {
+export class GetCurrentChild extends Request<CurrentChild> {
   declare private readonly brand: "get-current-child";
 }
 
 /**
  * Asks a BackoffSupervisor for its restart count; the reply is a
- * {@linkcode RestartCount}. Send {@linkcode BackoffSupervisor.GetRestartCount}.
+ * {@linkcode RestartCount}, and `ask` infers it (a
+ * {@linkcode Request}`<RestartCount>`). Send
+ * {@linkcode BackoffSupervisor.GetRestartCount}.
  *
  * @example Usage
  * ```ts
@@ -224,7 +228,7 @@ export class GetCurrentChild {
  * BackoffSupervisor.GetRestartCount instanceof GetRestartCount; // true
  * ```
  */
-export class GetRestartCount {
+export class GetRestartCount extends Request<RestartCount> {
   declare private readonly brand: "get-restart-count";
 }
 
@@ -279,7 +283,7 @@ export class RespawnNow {
  * const supervisor = system.actorOf(
  *   BackoffSupervisor.props({ childProps: Props.create(() => new Worker()), minBackoff: 100, maxBackoff: 1_000 }),
  * );
- * const reply = await supervisor.ask<CurrentChild>(BackoffSupervisor.GetCurrentChild);
+ * const reply: CurrentChild = await supervisor.ask(BackoffSupervisor.GetCurrentChild);
  * console.log(reply.ref?.path); // "/user/$0/child-1"
  * await system.terminate();
  * ```
@@ -307,7 +311,7 @@ export class CurrentChild {
  * const supervisor = system.actorOf(
  *   BackoffSupervisor.props({ childProps: Props.create(() => new Worker()), minBackoff: 100, maxBackoff: 1_000 }),
  * );
- * const { count } = await supervisor.ask<RestartCount>(BackoffSupervisor.GetRestartCount);
+ * const { count }: RestartCount = await supervisor.ask(BackoffSupervisor.GetRestartCount);
  * console.log(count); // 0
  * await system.terminate();
  * ```

@@ -22,8 +22,11 @@ import { BackoffSenderTracked } from "./backoff_sender_protocol.ts";
 
 /** One unacknowledged message. */
 export interface Entry {
+  /** Its id, as in the {@linkcode BackoffSenderTracked} the child receives. */
   readonly id: number;
+  /** The message itself. */
   readonly message: unknown;
+  /** Its original sender, to reply to, if it gave one. */
   readonly sender: ActorRef<never> | undefined;
   /** Deliveries a child began to process without acknowledging. */
   tries: number;

@@ -9,12 +9,17 @@
  * An ordinary actor on the public runtime API (it spawns and watches its
  * child, runs it under a stopping strategy, and keeps timers), plus the
  * runtime's one port for patterns, {@linkcode takeOverUndelivered}, through
- * which it takes over a stopping child's unprocessed messages. This file is
- * the message plumbing; the options are checked in `backoff_options.ts`,
- * the events and protocol are in `backoff_protocol.ts`, and the decisions
- * (when to respawn, how long to wait, when to reset, when to give up) are
- * pure functions of time in `../supervision/backoff_decision.ts`, shared
- * with the typed `restartWithBackoff`.
+ * which it takes over a stopping child's unprocessed messages. Three files:
+ * the options are checked in `backoff_options.ts`, the events and protocol
+ * are in `backoff_protocol.ts`, and this file is the actor, with its stash
+ * (a small FIFO of its own, at the end). The decisions (when to respawn,
+ * how long to wait, when to reset, when to give up) are functions of time
+ * in `../supervision/backoff_decision.ts`, shared with the typed
+ * `restartWithBackoff`; the decision also asks the policy, contained (a
+ * broken policy's delay becomes `maxBackoff`, reported in the verdict and
+ * logged here). Whether the child's restart type allows a respawn at all
+ * is {@linkcode mayRestart}, the documented OTP rule every supervisor style
+ * applies (`../supervision/restart_type.ts`).
  *
  * The child is in one of four states:
  *
@@ -34,9 +39,10 @@
  *   waits for the end of its grace window (and then, in the child's
  *   mailbox, for the end of its `preStart`).
  * - steady: messages go straight to the child.
- * - dying: the child failed (known at once, from the decider of its
- *   stopping strategy, in the child's turn) or began to stop; `Terminated`
- *   is on its way. Messages are stashed as when down, and whatever had
+ * - dying: the child failed (known at once: the decider of its stopping
+ *   strategy records it, in the child's turn) or began to stop (known from
+ *   the port); `Terminated` is on its way, and the rest is done when it
+ *   arrives. Messages are stashed as when down, and whatever had
  *   reached the child's mailbox comes back through
  *   {@linkcode takeOverUndelivered}, in front of them.
  *
@@ -58,7 +64,6 @@ import type {
 import { mayRestart } from "../supervision/restart_type.ts";
 import { type Directive, OneForOneStrategy } from "../supervision/strategy.ts";
 import { describeError, describeValue } from "../validation.ts";
-import { Stash } from "./_stash.ts";
 import {
   type BackoffOptions,
   type BackoffSettings,
@@ -115,8 +120,10 @@ type ChildState<T> =
   | {
     readonly kind: "dying";
     readonly child: ActorRef<T>;
-    /** A crash (told by the decider) or a clean stop. */
+    /** A crash (recorded by the decider) or a clean stop. */
     readonly how: Termination;
+    /** What the child threw (a crash only), logged when `Terminated` arrives. */
+    readonly error?: unknown;
   };
 
 const GET_CURRENT_CHILD = /* @__PURE__ */ new GetCurrentChild();
@@ -188,11 +195,11 @@ export class BackoffSupervisor<T> extends Actor<unknown> {
   // initializer counts as a side effect, so bundlers would keep this whole
   // class (and its events) in programs that never use it.
 
-  /** Ask for the current child: the reply is a {@linkcode CurrentChild}. */
+  /** Ask for the current child: the reply is a {@linkcode CurrentChild} (`ask` infers it). */
   static get GetCurrentChild(): GetCurrentChild {
     return GET_CURRENT_CHILD;
   }
-  /** Ask for the restart count: the reply is a {@linkcode RestartCount}. */
+  /** Ask for the restart count: the reply is a {@linkcode RestartCount} (`ask` infers it). */
   static get GetRestartCount(): GetRestartCount {
     return GET_RESTART_COUNT;
   }
@@ -272,9 +279,7 @@ export class BackoffSupervisor<T> extends Actor<unknown> {
   private constructor(settings: BackoffSettings<T>) {
     super();
     this.#settings = settings;
-    this.#decision = settings.decision({
-      delayFor: (restartCount) => this.#delayFor(restartCount),
-    });
+    this.#decision = settings.decision(settings.policy);
     this.supervisorStrategy = new OneForOneStrategy(
       (error) => this.#childFailed(error),
       { loggingEnabled: false },
@@ -469,9 +474,21 @@ export class BackoffSupervisor<T> extends Actor<unknown> {
   }
 
   /**
-   * grace or steady → dying, told by the decider of the stopping strategy
-   * the moment the child fails (synchronously, in the child's turn), so
-   * that nothing is forwarded to a dying child.
+   * The decider of the stopping strategy: grace or steady → dying, recorded
+   * the moment the child fails, and the directive. The runtime runs it
+   * synchronously in the child's turn, not in this supervisor's; everything
+   * else about the failure (the log line, the verdict, the respawn) waits
+   * for `Terminated`, in this supervisor's own turn. Two things cannot wait
+   * without changing documented behaviour, because nothing else tells this
+   * supervisor of the failure before `Terminated`, which comes only after
+   * the child's `postStop` (however long that takes):
+   * - the state: the child counts as down from the moment its failure is
+   *   known (README), so nothing is forwarded to it and `GetCurrentChild`
+   *   answers `undefined`;
+   * - `BackoffChildFailed`: published at that moment, before the runtime's
+   *   `ActorFailed` and before the dying child's messages come back (and,
+   *   with `triggerOn: "stop"`, before the parent decides, when this
+   *   supervisor may get no turn at all).
    */
   #childFailed(error: unknown): Directive {
     const state = this.#state;
@@ -485,8 +502,7 @@ export class BackoffSupervisor<T> extends Actor<unknown> {
       // supervisor, the child is stopped anyway.
       return "escalate";
     }
-    this.#state = { kind: "dying", child, how: "failure" };
-    this.log.warn(`child ${child.path} failed: ${describeError(error)}`);
+    this.#state = { kind: "dying", child, how: "failure", error };
     return "stop";
   }
 
@@ -496,6 +512,9 @@ export class BackoffSupervisor<T> extends Actor<unknown> {
     // An earlier child's, or a stranger's.
     if (state.kind === "down" || state.child !== ref) return;
     const how = state.kind === "dying" ? state.how : "stop";
+    if (state.kind === "dying" && how === "failure") {
+      this.log.warn(`child ${ref.path} failed: ${describeError(state.error)}`);
+    }
     this.context.timers.cancel("grace");
     this.context.timers.cancel("stability");
     const now = this.#now();
@@ -510,11 +529,12 @@ export class BackoffSupervisor<T> extends Actor<unknown> {
     this.#state = { kind: "down", respawn: undefined, lastChild: ref };
     switch (verdict.action) {
       case "respawn": {
-        if (verdict.policyFailure !== undefined) {
-          this.log.error(
-            `policy.delayFor(${verdict.restartCount}) threw; waiting maxBackoff instead`,
-            verdict.policyFailure.error,
-          );
+        const failure = verdict.policyFailure;
+        if (failure !== undefined) {
+          // A throw is logged with what was thrown; a bad value is in the text.
+          if ("error" in failure) {
+            this.log.error(failure.message, failure.error);
+          } else this.log.error(failure.message);
         }
         this.#publish(
           new BackoffScheduled(this.#me, verdict.restartCount, verdict.delayMs),
@@ -609,22 +629,6 @@ export class BackoffSupervisor<T> extends Actor<unknown> {
     return UNKNOWN_TIME;
   }
 
-  /**
-   * The user's policy, watched: a delay that is not a number >= 0 is logged
-   * and becomes NaN, which the decision turns into `maxBackoff`. A throw
-   * goes through to the decision, which contains it (see `policyFailure`).
-   */
-  #delayFor(restartCount: number): number {
-    const delayMs: unknown = this.#settings.policy.delayFor(restartCount);
-    if (typeof delayMs === "number" && delayMs >= 0) return delayMs;
-    this.log.error(
-      `policy.delayFor(${restartCount}) returned ${
-        describeValue(delayMs)
-      }, not a number of milliseconds >= 0; waiting maxBackoff instead`,
-    );
-    return NaN;
-  }
-
   #undeliverable(
     message: unknown,
     sender: ActorRef<never> | undefined,
@@ -637,5 +641,65 @@ export class BackoffSupervisor<T> extends Actor<unknown> {
   #publish(event: BackoffEvent): void {
     const stream = this.context.system.eventStream;
     if (stream.hasSubscribers) stream.publish(event);
+  }
+}
+
+// ───────────── the stash ─────────────
+
+/** Receives one message taken out of a {@linkcode Stash}, with its sender. */
+type StashVisitor = (
+  message: unknown,
+  sender: ActorRef<never> | undefined,
+) => void;
+
+/**
+ * Messages with their senders, oldest first. Its own small FIFO, not the
+ * runtime's mailbox: it is only ever filled one message at a time, put in
+ * front of (a stopping child's unprocessed messages), cut at its limit and
+ * emptied whole, so a flat array of message, sender pairs does it all.
+ */
+class Stash {
+  /** Message, sender, message, sender, …: one array for both halves. */
+  #items: unknown[] = [];
+
+  /** How many messages it holds. */
+  get size(): number {
+    return this.#items.length / 2;
+  }
+
+  /** Adds a message at the end. */
+  push(message: unknown, sender: ActorRef<never> | undefined): void {
+    this.#items.push(message, sender);
+  }
+
+  /** Puts `envelopes` in front, in their order: they were sent before anything here. */
+  prepend(envelopes: readonly Envelope[]): void {
+    const items: unknown[] = [];
+    for (const { message, sender } of envelopes) items.push(message, sender);
+    this.#items = items.concat(this.#items);
+  }
+
+  /** Keeps the oldest `limit` messages; the newer ones go to `dropped`, oldest first. */
+  trimTo(limit: number, dropped: StashVisitor): void {
+    if (this.size <= limit) return;
+    const over = this.#items.splice(limit * 2);
+    visit(over, dropped);
+  }
+
+  /**
+   * Empties it, then hands each message to `visitor`, oldest first. Emptied
+   * first, so whatever `visitor` causes never sees the messages twice.
+   */
+  drain(visitor: StashVisitor): void {
+    const items = this.#items;
+    if (items.length === 0) return;
+    this.#items = [];
+    visit(items, visitor);
+  }
+}
+
+function visit(items: readonly unknown[], visitor: StashVisitor): void {
+  for (let i = 0; i < items.length; i += 2) {
+    visitor(items[i], items[i + 1] as ActorRef<never> | undefined);
   }
 }

@@ -96,7 +96,11 @@ export function setReceiveTimeout(
   extras.receiveTimeoutMs = checkReceiveTimeout(ms);
   extras.lastMessageAt = cell.now();
   cell.flags |= RECEIVE_TIMEOUT;
-  cell.actorTimers().startInternalTimer(RECEIVE_TIMEOUT_KEY, ReceiveTimeout, ms);
+  cell.actorTimers().startInternalTimer(
+    RECEIVE_TIMEOUT_KEY,
+    ReceiveTimeout,
+    ms,
+  );
 }
 
 /** A message (not a timer's) arrives: the receive timeout's period starts again. */

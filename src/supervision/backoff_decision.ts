@@ -7,13 +7,15 @@
  * time comes in as arguments, so every rule is testable without actors or
  * timers. Shared by the BackoffSupervisor (which respawns a child) and the
  * typed `SupervisorStrategy.restartWithBackoff` (which restarts an actor in
- * place).
+ * place), so both ask a policy the one way (`askPolicy`, as every other
+ * user of a policy does): a policy that gives no usable delay costs
+ * `maxBackoff`, and the verdict says why, for the supervisor to log.
  *
  * @module
  */
 
 import type { BackoffPolicy } from "../backoff/backoff_policy.ts";
-import { MAX_TIMER_DELAY_MS } from "../backoff/max_timer_delay.ts";
+import { askPolicy } from "../backoff/_policy.ts";
 
 /**
  * When the restart count goes back to 0:
@@ -61,16 +63,36 @@ export type Verdict =
     readonly action: "respawn";
     readonly delayMs: number;
     readonly restartCount: number;
-    /** Set when `policy.delayFor` threw: the delay is then `maxBackoff`. */
-    readonly policyFailure?: { readonly error: unknown };
+    /**
+     * Set when the policy gave no usable delay (`delayFor` threw, or
+     * returned NaN, a negative number or a non-number): the delay is then
+     * `maxBackoff`. The supervisor logs it as an error, once.
+     */
+    readonly policyFailure?: PolicyFailure;
   }
   | { readonly action: "give-up"; readonly restartCount: number }
   | { readonly action: "complete" };
 
+/** A policy that gave no usable delay, as a {@linkcode Verdict} reports it. */
+export interface PolicyFailure {
+  /**
+   * What to log, such as `policy.delayFor(2) returned NaN, not a delay in
+   * milliseconds >= 0; waiting maxBackoff (10000 ms) instead`.
+   */
+  readonly message: string;
+  /** What `delayFor` threw; absent when it returned an unusable value. */
+  readonly error?: unknown;
+}
+
 /** The inputs of {@linkcode BackoffDecision}. */
 export interface BackoffDecisionOptions {
+  /** The user's policy, or a built-in one: asked through `askPolicy`, contained. */
   readonly policy: BackoffPolicy;
   readonly minBackoff: number;
+  /**
+   * The delay when the policy gives no usable one. At most
+   * `MAX_TIMER_DELAY_MS`: both supervisor styles check it where it is given.
+   */
   readonly maxBackoff: number;
   readonly resetCounter: ResetCounter;
   readonly triggerOn: TriggerOn;
@@ -143,32 +165,26 @@ export class BackoffDecision {
       return { action: "give-up", restartCount: this.restartCount };
     }
     const restartCount = this.restartCount++;
-    let delayMs: number;
-    try {
-      delayMs = policy.delayFor(restartCount);
-    } catch (error) {
-      // A custom policy is user code: its throw must not undo the decision.
-      return {
-        action: "respawn",
-        delayMs: safeDelay(maxBackoff, maxBackoff),
-        restartCount,
-        policyFailure: { error },
-      };
+    // The one way a policy is asked (as the BackoffSender, the WebSocket
+    // connection and the Durable Objects channel ask theirs): a delay >= 0
+    // comes back clamped to what a timer can wait, anything else as a
+    // problem. The clamp there is the only one between a policy and the
+    // timer: `maxBackoff` was checked against the same bound.
+    const asked = askPolicy(policy, restartCount);
+    if (asked.problem === undefined) {
+      return { action: "respawn", delayMs: asked.delayMs, restartCount };
     }
+    // A custom policy is user code: its failure must not undo the decision,
+    // nor cause a restart storm.
+    const message =
+      `policy.delayFor(${restartCount}) ${asked.problem}; waiting maxBackoff (${maxBackoff} ms) instead`;
     return {
       action: "respawn",
-      delayMs: safeDelay(delayMs, maxBackoff),
+      delayMs: maxBackoff,
       restartCount,
+      policyFailure: "error" in asked
+        ? { message, error: asked.error }
+        : { message },
     };
   }
-}
-
-/**
- * A custom policy may return anything; a delay `setTimeout` cannot honour
- * (NaN, negative, over 2^31 − 1 ms, which fires at once) becomes `maxBackoff`
- * or is clamped, so a broken policy cannot cause a restart storm.
- */
-function safeDelay(delayMs: number, maxBackoff: number): number {
-  if (typeof delayMs !== "number" || !(delayMs >= 0)) return maxBackoff;
-  return Math.min(delayMs, MAX_TIMER_DELAY_MS);
 }

@@ -52,7 +52,12 @@ export interface RestartWithBackoffOptions {
    * unless set).
    */
   stashCapacity?: number;
-  /** Overrides the delay policy built from the three numbers above. */
+  /**
+   * Overrides the delay policy built from the three numbers above. A delay
+   * that cannot be used (the method throws, or returns NaN, a negative
+   * number or a non-number) becomes `maxBackoff`, logged as an error; one
+   * over 2³¹ − 1 ms is clamped.
+   */
   policy?: BackoffPolicy;
 }
 

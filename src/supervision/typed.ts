@@ -91,7 +91,7 @@ export class TypedFailureHandling implements FailureHandling {
         }
         if (verdict.policyFailure !== undefined) {
           actor.logError(
-            `backoff policy failed; waiting maxBackoff (${verdict.delayMs} ms)`,
+            verdict.policyFailure.message,
             verdict.policyFailure.error,
           );
         }

@@ -593,7 +593,9 @@ describe("supervise and onFailure arguments", () => {
       () => props.onFailure(Error, "restart" as unknown as TypedStrategy),
       (e: unknown) =>
         e instanceof TypeError &&
-        /"strategy" must be a strategy from SupervisorStrategy/.test(e.message) &&
+        /"strategy" must be a strategy from SupervisorStrategy/.test(
+          e.message,
+        ) &&
         /got "restart"/.test(e.message),
     );
   });

@@ -139,4 +139,58 @@ describe("BackoffDecision", () => {
       10_000,
     ]);
   });
+
+  it("reports an unusable delay in the verdict, for the supervisor to log; a clamped one is no failure", () => {
+    const failures = [NaN, -5, "soon", Infinity, 3e9, 0].map((bad) => {
+      const verdict = decision({
+        policy: { delayFor: () => bad as number },
+      }).childTerminated("failure", 0);
+      assert.equal(verdict.action, "respawn");
+      return verdict.action === "respawn" ? verdict.policyFailure : "none";
+    });
+    assert.deepEqual(failures, [
+      {
+        message:
+          "policy.delayFor(0) returned NaN, not a delay in milliseconds >= 0; waiting maxBackoff (10000 ms) instead",
+      },
+      {
+        message:
+          "policy.delayFor(0) returned -5, not a delay in milliseconds >= 0; waiting maxBackoff (10000 ms) instead",
+      },
+      {
+        message:
+          'policy.delayFor(0) returned "soon", not a delay in milliseconds >= 0; waiting maxBackoff (10000 ms) instead',
+      },
+      undefined,
+      undefined,
+      undefined,
+    ]);
+  });
+
+  it("contains a throwing policy: maxBackoff, the error in the verdict, and the count still moves on", () => {
+    const error = new Error("policy bug");
+    const d = decision({
+      policy: {
+        delayFor(restartCount: number): number {
+          if (restartCount === 0) throw error;
+          return 300;
+        },
+      },
+    });
+    assert.deepEqual(d.childTerminated("failure", 0), {
+      action: "respawn",
+      delayMs: 10_000,
+      restartCount: 0,
+      policyFailure: {
+        message:
+          "policy.delayFor(0) threw; waiting maxBackoff (10000 ms) instead",
+        error,
+      },
+    });
+    assert.deepEqual(d.childTerminated("failure", 0), {
+      action: "respawn",
+      delayMs: 300,
+      restartCount: 1,
+    });
+  });
 });
