@@ -18,7 +18,7 @@ import type { Logger } from "./logging.ts";
 import type { Mailbox } from "./mailbox.ts";
 import type { ActorTimers } from "./timers.ts";
 import type { DeathWatch } from "./watch.ts";
-import type { RestartStatistics } from "../supervision/strategy.ts";
+import type { SupervisionState } from "../supervision/supervised.ts";
 
 // Lifecycle states, in order: a state >= SUSPENDED processes no messages.
 export const NEW = 0;
@@ -98,11 +98,9 @@ export class CellExtras {
   stash: Mailbox | undefined = undefined;
   timers: ActorTimers | undefined = undefined;
   logger: Logger | undefined = undefined;
-  /** Classic and typed restart limits: restarts granted in the current window. */
-  restartStats: RestartStatistics | undefined = undefined;
-  /** What the failure handling keeps across restarts (see `Supervised.supervisionState`). */
-  supervisionState: unknown = undefined;
-  /** While a typed backoff waits to restart: how many messages may wait; -1 otherwise. */
+  /** What supervision keeps across restarts: restart counts, a typed backoff (`Supervised.supervisionState`). */
+  supervisionState: SupervisionState | undefined = undefined;
+  /** While a typed backoff waits to restart: how many messages may wait; -1 otherwise (`restart_after.ts`). */
   restartCapacity = -1;
   /** Live children, in creation order. */
   children: Children<ActorCell<never>> | undefined = undefined;

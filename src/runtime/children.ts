@@ -2,7 +2,11 @@
 // This module is browser compatible.
 
 /**
- * An actor's live children, in creation order.
+ * An actor's children: the registry of the live ones, in creation order
+ * ({@linkcode Children}); the checks and the key of a new child
+ * ({@linkcode newChildKey}); and the start order of a group restart, where
+ * each restarted sibling is HELD until the one before it has begun to start
+ * ({@linkcode holdBehind}, {@linkcode releaseHeld}). Internal to the runtime.
  *
  * Children sit in an array, each remembering its slot, so adding one is a
  * push and removing one clears its slot: both O(1), with the array compacted
@@ -14,6 +18,74 @@
  *
  * @module
  */
+
+import type { ActorCell } from "./actor_cell.ts";
+import { HELD, STOPPING } from "./cell_state.ts";
+import { checkActorName, fail } from "../validation.ts";
+
+/**
+ * The key under which `parent` registers a new child: `name` if given
+ * (checked, and free among the live children), else the next generated
+ * number. Throws, before anything is created, for bad props, a bad or
+ * taken name, or a parent that is stopping. A parent only asked to stop
+ * (its `preStart` was running when the stop came) still creates the
+ * child, which then stops with it.
+ */
+export function newChildKey(
+  parent: ActorCell<never>,
+  props: unknown,
+  name: unknown,
+): string | number {
+  if (
+    props === null || typeof props !== "object" ||
+    typeof (props as { factory?: unknown }).factory !== "function"
+  ) {
+    fail(
+      "create actor",
+      "props",
+      "Props, as made by Props.create(() => new MyActor())",
+      props,
+    );
+  }
+  if (parent.status >= STOPPING) {
+    throw new Error(`Cannot create actor under ${parent.path}: it is stopping`);
+  }
+  const extras = parent.ensureExtras();
+  const children = extras.children ??= new Children();
+  if (name === undefined) return extras.generatedNames++;
+  const given = checkActorName("create actor", "name", name);
+  if (children.has(given)) {
+    throw new TypeError(
+      `Cannot create actor: the name "${given}" is already taken by a live child of ${parent.path} (expected a name unique among its children)`,
+    );
+  }
+  return given;
+}
+
+/**
+ * In a group restart, `cell` (restarted after `before`, which has not begun
+ * to start) starts only once `before` has: so the group starts in order.
+ */
+export function holdBehind(
+  cell: ActorCell<never>,
+  before: ActorCell<never>,
+): void {
+  cell.flags |= HELD;
+  (before.ensureExtras().heldBehind ??= []).push(cell);
+}
+
+/** Lets the siblings HELD behind `cell` start (it begins to start, or it stopped). */
+export function releaseHeld(cell: ActorCell<never>): void {
+  const extras = cell.extras;
+  const held = extras?.heldBehind;
+  if (held === undefined) return;
+  extras!.heldBehind = undefined;
+  for (const sibling of held) {
+    if ((sibling.flags & HELD) === 0) continue;
+    sibling.flags &= ~HELD;
+    sibling.scheduleIfRunnable();
+  }
+}
 
 /** What the registry needs of a child. */
 export interface Child {

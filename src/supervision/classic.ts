@@ -3,28 +3,52 @@
 
 /**
  * Classic supervision, Akka's style: a parent's strategy decides for a
- * failed child. The whole restart decision of this style is here: the
- * directive from the decider, the restart type and limit, and whom the
- * directive applies to (the child alone, every child for
- * `AllForOneStrategy`, the child and its younger siblings for
- * `RestForOneStrategy`).
+ * failed child. The whole restart decision of this style is here: a
+ * stopping parent stops the child; else the directive from the decider,
+ * the restart type and the restart limit (the child's restart count, kept
+ * by {@linkcode permitRestart}), whom the directive applies to (the child
+ * alone, every child for `AllForOneStrategy`, the child and its younger
+ * siblings for `RestForOneStrategy`), and escalation, which fails the
+ * parent in turn. The strategy classes themselves are in `strategy.ts`.
  *
  * @module
  */
 
 import { mayRestart } from "./restart_type.ts";
 import {
-  type FaultHandlingStrategy,
+  defaultStrategy,
+  requestRestartPermission,
   RestartLimitExceeded,
 } from "./strategy.ts";
-import type { Supervised } from "./supervised.ts";
+import type { Supervised, Supervisor } from "./supervised.ts";
 
 /**
- * Applies `strategy` to `child`, which failed with `error` while handling
- * `message`. `children` lists every child of the parent in start order (for
- * `AllForOneStrategy` and `RestForOneStrategy`); `escalate` fails the
- * parent in turn, `undefined` at the top of the tree, where `escalate`
- * means `stop`.
+ * Counts a restart of `actor` against its history (kept across its
+ * restarts): `false` once `maxRetries` restarts within `withinMs` are
+ * used. The restart limit of both styles: a classic strategy's, and a
+ * typed `SupervisorStrategy.restart.withLimit(...)`.
+ */
+export function permitRestart(
+  actor: Supervised,
+  maxRetries: number,
+  withinMs: number,
+): boolean {
+  const state = actor.supervisionState ??= {};
+  return requestRestartPermission(
+    state.restartStats ??= { restartCount: 0, windowStartMs: 0 },
+    maxRetries,
+    withinMs,
+    actor.now(),
+  );
+}
+
+/**
+ * `parent`'s strategy (its actor's `supervisorStrategy`, or the default)
+ * decides for `child`, which failed with `error` while handling `message`.
+ * A parent that is stopping stops the child (it would go with the parent
+ * anyway). `escalate` suspends the child and fails the parent with the
+ * child's error; for a guardian's child, at the top of the tree, it means
+ * `stop`.
  *
  * Restart types: a `"temporary"` child is stopped where the directive says
  * restart (it counts no restart against the limit); `"permanent"` and
@@ -33,16 +57,20 @@ import type { Supervised } from "./supervised.ts";
  * "escalate"` fails the parent with a {@linkcode RestartLimitExceeded}.
  */
 export function superviseChild(
-  strategy: FaultHandlingStrategy,
+  parent: Supervisor,
   child: Supervised,
-  children: () => readonly Supervised[],
   error: unknown,
   message: unknown,
-  escalate: ((error: unknown) => void) | undefined,
 ): void {
+  if (parent.isStopping) {
+    child.requestStop(); // the parent is going away; so are its children
+    return;
+  }
+  const strategy = parent.supervisorStrategy ?? defaultStrategy;
+  const canEscalate = parent.supervisor !== undefined;
   let directive = strategy.decide(error);
   let escalated = error;
-  if (directive === "escalate" && escalate === undefined) directive = "stop";
+  if (directive === "escalate" && !canEscalate) directive = "stop";
   // A temporary child is dropped alone (as in OTP): its siblings go on.
   let alone = false;
   if (directive === "restart" && !mayRestart(child.restartType, "failure")) {
@@ -50,11 +78,11 @@ export function superviseChild(
     alone = true;
   } else if (
     directive === "restart" &&
-    !child.permitRestart(strategy.maxRetries, strategy.withinTimeRangeMs)
+    !permitRestart(child, strategy.maxRetries, strategy.withinTimeRangeMs)
   ) {
     const limit =
       `restart limit reached (${strategy.maxRetries} within ${strategy.withinTimeRangeMs} ms)`;
-    if (strategy.onLimitExceeded === "escalate" && escalate !== undefined) {
+    if (strategy.onLimitExceeded === "escalate" && canEscalate) {
       directive = "escalate";
       escalated = new RestartLimitExceeded(
         child.path,
@@ -73,7 +101,7 @@ export function superviseChild(
   child.reportFailure(error, directive, strategy.loggingEnabled);
   const targets = directive === "resume" || alone
     ? [child]
-    : strategy.affectedChildren(child, children());
+    : strategy.affectedChildren(child, parent.children);
   switch (directive) {
     case "resume":
       child.resume();
@@ -103,7 +131,7 @@ export function superviseChild(
       break;
     case "escalate":
       for (const target of targets) target.awaitParent();
-      escalate!(escalated);
+      parent.fail(escalated);
       break;
   }
 }

@@ -2,16 +2,35 @@
 // This module is browser compatible.
 
 /**
- * The failure port: what the runtime offers a supervision decision, and what
- * a decision offers the runtime. The actor cell implements
- * {@linkcode Supervised}; classic supervision (`classic.ts`, the parent's
- * strategy) and typed supervision (`typed.ts`, installed on `Props` by
- * `supervise()`) are the two {@linkcode FailureHandling}s. Internal.
+ * The failure port: where a failure goes, and what the runtime offers the
+ * decision. The actor cell catches a throw or rejection (in its turn, its
+ * start, or an async handler's settlement), suspends the actor and calls
+ * {@linkcode handleFailure}, which routes it, in one place:
+ *
+ * 1. the actor's own typed handling, if `supervise()` installed one on its
+ *    `Props` (`typed.ts`); else
+ * 2. its parent's classic `supervisorStrategy` (`classic.ts`); else, for
+ *    the top of the tree,
+ * 3. the guardian's rule: it stops.
+ *
+ * Each decision acts back through {@linkcode Supervised}, which the cell
+ * implements: restart, resume, stop, wait for the parent. Internal.
  *
  * @module
  */
 
+import type { BackoffDecision } from "./backoff_decision.ts";
+import { superviseChild } from "./classic.ts";
 import type { RestartType } from "./restart_type.ts";
+import type { FaultHandlingStrategy, RestartStatistics } from "./strategy.ts";
+
+/** What supervision keeps per actor across its restarts. */
+export interface SupervisionState {
+  /** Restarts granted in the current window (a restart limit, classic or typed). */
+  restartStats?: RestartStatistics;
+  /** A typed `restartWithBackoff`'s count, wait, reset and give-up (`typed.ts`). */
+  backoff?: BackoffDecision;
+}
 
 /** A failed actor, as a supervision decision sees it: suspended, waiting for a verdict. */
 export interface Supervised {
@@ -21,8 +40,12 @@ export interface Supervised {
   readonly restartType: RestartType;
   /** Going away already (stopping, or asked to stop): decisions must not revive it. */
   readonly isStopping: boolean;
-  /** Per-actor state a handling keeps across restarts (a typed backoff's count); `undefined` at first. */
-  supervisionState: unknown;
+  /** The typed handling `supervise()` installed on its `Props`; `undefined`: its parent decides. */
+  readonly failureHandling: FailureHandling | undefined;
+  /** Its parent, whose strategy decides under classic supervision; `undefined` for a guardian. */
+  readonly supervisor: Supervisor | undefined;
+  /** What supervision keeps for it across restarts; `undefined` at first. */
+  supervisionState: SupervisionState | undefined;
   /**
    * Replaces the instance; `message` is what it was handling, if anything.
    * With `after` (a sibling restarted in the same decision), the fresh
@@ -33,7 +56,7 @@ export interface Supervised {
   /**
    * Replaces the instance after `delayMs`, on the actor's own timers;
    * meanwhile messages wait in its mailbox, at most `capacity` of them
-   * (default: its `Props` stash capacity).
+   * (default: its `Props` stash capacity). A stop cancels the wait.
    */
   restartAfter(
     delayMs: number,
@@ -47,8 +70,6 @@ export interface Supervised {
   requestStop(): void;
   /** Leaves it suspended until its parent's own supervisor decides (escalation). */
   awaitParent(): void;
-  /** Counts a restart against its history; `false` once `maxRetries` within `withinMs` are used. */
-  permitRestart(maxRetries: number, withinMs: number): boolean;
   /** Logs the failure (when `loggingEnabled`) and publishes `ActorFailed`. */
   reportFailure(
     error: unknown,
@@ -61,10 +82,46 @@ export interface Supervised {
   now(): number;
 }
 
+/** A parent, as classic supervision sees it when one of its children failed. */
+export interface Supervisor extends Supervised {
+  /** Its actor's `supervisorStrategy`; `undefined` for the default one. */
+  readonly supervisorStrategy: FaultHandlingStrategy | undefined;
+  /** Its live children, in start order. */
+  readonly children: readonly Supervised[];
+  /**
+   * Fails it as if its own code had thrown `error` outside any message: a
+   * child's escalation, which its own supervision then handles.
+   */
+  fail(error: unknown): void;
+}
+
 /** Decides what happens to an actor that failed, and makes it happen. */
 export interface FailureHandling {
   /** `actor` threw or rejected with `error` while handling `message`. */
   actorFailed(actor: Supervised, error: unknown, message: unknown): void;
   /** `actor` finished starting or restarting. */
   actorStarted(actor: Supervised): void;
+}
+
+/**
+ * `actor` failed with `error` while handling `message` (the runtime's
+ * marker for "no message" if it failed starting), and is suspended: its
+ * typed handling decides, else its parent's strategy, else (a guardian) it
+ * stops.
+ */
+export function handleFailure(
+  actor: Supervised,
+  error: unknown,
+  message: unknown,
+): void {
+  const typed = actor.failureHandling;
+  const parent = actor.supervisor;
+  if (typed !== undefined) {
+    typed.actorFailed(actor, error, message);
+  } else if (parent !== undefined) {
+    superviseChild(parent, actor, error, message);
+  } else {
+    actor.logError("guardian failed; stopping", error);
+    actor.requestStop();
+  }
 }

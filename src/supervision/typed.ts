@@ -5,9 +5,11 @@
  * Typed supervision, Akka Typed's style: the actor's own `Props` carry what
  * to do when it fails (`supervise(props).onFailure(ErrorClass, strategy)`),
  * and the parent is not consulted. The whole restart decision of this style
- * is here: which clause applies, the restart limit, and for
+ * is here: which clause applies, the restart limit (counted as classic
+ * supervision counts it, `permitRestart` in `classic.ts`), and for
  * `restartWithBackoff` the same count-wait-reset-give-up rules as the
- * BackoffSupervisor's ({@linkcode BackoffDecision}). `supervise()` installs
+ * BackoffSupervisor's ({@linkcode BackoffDecision}); the wait itself runs
+ * on the actor's own timers (`Supervised.restartAfter`). `supervise()` installs
  * it; a program that never calls `supervise()` does not bundle it.
  *
  * @module
@@ -15,6 +17,7 @@
 
 import { mayRestart } from "./restart_type.ts";
 import { BackoffDecision } from "./backoff_decision.ts";
+import { permitRestart } from "./classic.ts";
 import { describeValue } from "../validation.ts";
 import { type ErrorClass, matchErrorClass } from "./strategy.ts";
 import type { FailureHandling, Supervised } from "./supervised.ts";
@@ -65,7 +68,7 @@ export class TypedFailureHandling implements FailureHandling {
         actor.requestStop();
         return;
       case "restart":
-        if (actor.permitRestart(strategy.maxRestarts, strategy.withinMs)) {
+        if (permitRestart(actor, strategy.maxRestarts, strategy.withinMs)) {
           actor.reportFailure(error, "restart", logging);
           actor.restart(error, message);
         } else {
@@ -75,14 +78,18 @@ export class TypedFailureHandling implements FailureHandling {
         return;
       case "backoff": {
         // One decision per actor, kept across its restarts: the count.
-        const decision = (actor.supervisionState ??= new BackoffDecision({
-          policy: strategy.policy!,
-          minBackoff: 0, // only read by "after-min-stable"
-          maxBackoff: strategy.maxBackoff,
-          resetCounter: { kind: "after-time", ms: strategy.resetBackoffAfter },
-          triggerOn: "any",
-          maxRestarts: strategy.maxRestarts,
-        })) as BackoffDecision;
+        const decision = (actor.supervisionState ??= {}).backoff ??=
+          new BackoffDecision({
+            policy: strategy.policy!,
+            minBackoff: 0, // only read by "after-min-stable"
+            maxBackoff: strategy.maxBackoff,
+            resetCounter: {
+              kind: "after-time",
+              ms: strategy.resetBackoffAfter,
+            },
+            triggerOn: "any",
+            maxRestarts: strategy.maxRestarts,
+          });
         const verdict = decision.childTerminated("failure", actor.now());
         if (verdict.action !== "respawn") {
           actor.reportFailure(error, "stop", logging);
@@ -96,6 +103,8 @@ export class TypedFailureHandling implements FailureHandling {
           );
         }
         actor.reportFailure(error, "backoff", logging);
+        // The wait runs on the actor's own timers (the runtime's
+        // `restart_after.ts`), so a stop cancels it.
         actor.restartAfter(
           verdict.delayMs,
           error,
@@ -117,8 +126,6 @@ export class TypedFailureHandling implements FailureHandling {
 
   actorStarted(actor: Supervised): void {
     // A backoff's stable run begins: the count resets after long enough.
-    (actor.supervisionState as BackoffDecision | undefined)?.childStarted(
-      actor.now(),
-    );
+    actor.supervisionState?.backoff?.childStarted(actor.now());
   }
 }

@@ -6,6 +6,7 @@ import { afterEach, beforeEach, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import {
   Actor,
+  type ActorContext,
   type ActorRef,
   type ActorSystem,
   OneForOneStrategy,
@@ -229,6 +230,30 @@ describe("Actor self, sender, context and log", () => {
     receiver.tell("signed", other);
     await settle();
     assert.deepEqual(senders, [undefined, other]);
+  });
+
+  it("shows no sender between turns, even while a message sent to the idle actor waits for its turn", async () => {
+    let context: ActorContext<string> | undefined;
+    const senders: (ActorRef<unknown> | undefined)[] = [];
+    class Idle extends Actor<string> {
+      override preStart(): void {
+        context = this.context;
+      }
+      onReceive(): void {
+        senders.push(this.sender);
+      }
+    }
+    const ref = system.actorOf(Props.create(() => new Idle()), "idle");
+    const other = system.actorOf(recorderProps([]), "other");
+    ref.tell("first", other);
+    await settle();
+    assert.equal(context!.sender, undefined);
+    // Not processed yet: the idle actor has it with its next turn.
+    ref.tell("second", other);
+    assert.equal(context!.sender, undefined);
+    assert.throws(() => context!.stash(), /no message is being processed/);
+    await settle();
+    assert.deepEqual(senders, [other, other]);
   });
 
   it("writes every log line with the actor's path, at each level", async () => {

@@ -291,7 +291,7 @@ describe("strategies are checked where they are given (findings 1 and 4)", () =>
       assert.ok(failures[0].error instanceof TypeError);
       assert.match(
         (failures[0].error as Error).message,
-        /"supervisorStrategy" must be a OneForOneStrategy or AllForOneStrategy/,
+        /"supervisorStrategy" must be a OneForOneStrategy, AllForOneStrategy or RestForOneStrategy \(got an object \(Object\)\)/,
       );
       await assertAlive(system);
     } finally {

@@ -35,11 +35,10 @@ describe("Actor names", () => {
         () => system.actorOf(recorderProps(), name as string),
         (e: unknown) =>
           e instanceof TypeError &&
-          e.message.includes(`invalid name ${shown}`) &&
-          /expected a non-empty string without "\/" or whitespace, not starting with "\$"/
-            .test(
-              e.message,
-            ),
+          e.message.startsWith(
+            'Cannot create actor: "name" must be a non-empty string without "/" or whitespace, not starting with "$"',
+          ) &&
+          e.message.endsWith(`(got ${shown})`),
         `name ${shown}`,
       );
     }

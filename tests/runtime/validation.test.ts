@@ -68,9 +68,9 @@ describe("Bad input is rejected at the call", () => {
       call: () => system.actorOf(recorderProps(), "a/b"),
       error: TypeError,
       mentions: [
-        /invalid name/,
-        /"a\/b"/,
-        /expected a non-empty string without "\/"/,
+        /^Cannot create actor: "name" must be/,
+        /a non-empty string without "\/"/,
+        /\(got "a\/b"\)/,
       ],
     },
     {

@@ -1,0 +1,83 @@
+// Copyright 2026 the understudy authors. MIT license.
+// This module is browser compatible.
+
+/**
+ * A typed `restartWithBackoff`'s wait: the runtime's side of
+ * `Supervised.restartAfter`. The decision (how long, or give up) is made in
+ * `../supervision/typed.ts`; here the failed actor, suspended, waits on its
+ * own timers under a private key, so a stop or another restart cancels the
+ * wait and the user's `timers.cancelAll()` leaves it alone. Meanwhile
+ * messages wait in its mailbox, at most a capacity of them: the rest are
+ * dead letters ("stash full while waiting to restart"). Internal to the
+ * runtime; the cell calls these.
+ *
+ * @module
+ */
+
+import type { ActorCell } from "./actor_cell.ts";
+import { SUSPENDED } from "./cell_state.ts";
+import { isRuntimeNotice } from "./poison_pill.ts";
+import type { TimerTicket } from "./timers.ts";
+
+/** The key of the pending restart among the actor's timers. */
+export const RESTART_TIMER: unique symbol = Symbol("restart");
+
+/** What the pending restart's timer carries. */
+interface RestartDue {
+  readonly reason: unknown;
+  readonly message: unknown;
+}
+
+/**
+ * Restarts `cell` after `delayMs` (already checked and clamped by the
+ * decision); meanwhile at most `capacity` messages wait (default: its
+ * `Props` stash capacity).
+ */
+export function scheduleRestart(
+  cell: ActorCell<never>,
+  delayMs: number,
+  reason: unknown,
+  message: unknown,
+  capacity: number | undefined,
+): void {
+  const timers = cell.actorTimers();
+  // The failed instance will never see its timers' messages; stopped now,
+  // they cannot fill the bounded wait with ticks.
+  timers.clear();
+  cell.ensureExtras().restartCapacity = capacity ?? cell.props.stashCapacity;
+  const due: RestartDue = { reason, message };
+  timers.startInternalTimer(RESTART_TIMER, due, delayMs);
+}
+
+/** The pending restart's timer fired: restart, unless a stop cancelled it. */
+export function restartDue(cell: ActorCell<never>, ticket: TimerTicket): void {
+  if (!cell.actorTimers().accept(ticket)) return; // cancelled by a stop
+  cell.ensureExtras().restartCapacity = -1;
+  const due = ticket.message as RestartDue;
+  if (cell.status === SUSPENDED) cell.restart(due.reason, due.message);
+}
+
+/**
+ * While `cell` waits to restart (its `restartCapacity` is 0 or more): `true`
+ * if its mailbox is full, and then `message` is a dead letter. Runtime
+ * notices are never refused.
+ */
+export function refusedWhileWaiting(
+  cell: ActorCell<never>,
+  message: unknown,
+  sender: unknown,
+): boolean {
+  if (
+    isRuntimeNotice(message) ||
+    (cell.mailbox?.size ?? 0) < cell.extras!.restartCapacity
+  ) {
+    return false;
+  }
+  cell.core.deadLetter(
+    message,
+    sender,
+    cell,
+    "stash full while waiting to restart",
+  );
+  return true;
+}
