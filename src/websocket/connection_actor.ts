@@ -11,20 +11,36 @@
  * or never (giving up, until `Reconnect`). It outlives giving up, so that
  * `Reconnect` always works.
  *
- * It owns every count and flag of the connection (retries, the pause
- * reasons, messages dropped), and, between two attempts, the messages the
- * last one wrote and did not confirm (handed to the next with `Connect`, to
- * write first) and the next id of acknowledged mode. It refuses a `Send`
- * over `maxMessageBytes` at once. It is the only one to call the user's
- * `policy` and `shouldReconnect`, in its own turn. The retry limit
- * (`maxRetries`) is its alone: the supervisor under it never gives up,
- * since giving up there would stop it and drop the waiting messages.
+ * It owns every count and flag of the connection (the pause reasons,
+ * messages dropped), and, between two attempts, the messages the last one
+ * wrote and did not confirm (handed to the next with `Connect`, to write
+ * first) and the next id of acknowledged mode. It refuses a `Send` over
+ * `maxMessageBytes` at once. It is the only one to call the user's `policy`
+ * and `shouldReconnect`, in its own turn.
+ *
+ * Retries are counted, waited, reset and given up by a
+ * {@linkcode BackoffDecision}, the rules both supervisor styles use: the
+ * count is its `restartCount`, the delay its verdict's (the policy asked
+ * through `askPolicy`; one that gives no usable delay means 30 s, logged),
+ * and `maxRetries` is its `maxRestarts`. Its reset is `"manual"`: the
+ * count goes back to 0 when the socket actor reports `SocketStable` (open
+ * for `minUptimeMs`, measured from the open event, not from the socket
+ * actor's start: the same moment its messages are answered `Sent`), when a
+ * pause ends and on `Reconnect`. This actor waits the delay itself, on its
+ * own timer, since a pause or a `Reconnect` cuts the wait short. The retry
+ * limit is this decision's alone: the BackoffSupervisor under it respawns
+ * each socket actor at once and never gives up (giving up there would stop
+ * it and drop the waiting messages), so its own count is never consulted.
  *
  * @module
  */
 
 import { askPolicy } from "../backoff/_policy.ts";
 import { Actor } from "../runtime/actor.ts";
+import {
+  BackoffDecision,
+  type PolicyFailure,
+} from "../supervision/backoff_decision.ts";
 import type { ActorRef } from "../runtime/actor_ref.ts";
 import { Props } from "../runtime/props.ts";
 import { BackoffSupervisor } from "../patterns/backoff_supervisor.ts";
@@ -131,8 +147,8 @@ export class ConnectionActor extends Actor<unknown> {
   #hidden = false;
   /** The pause last reported, so that each is reported once. */
   #pausedBy?: PauseReason;
-  /** Retries since the last stable connection or reset: what the policy is asked about, and what `maxRetries` bounds. */
-  #retries = 0;
+  /** Retries since the last stable connection or reset (its `restartCount`), their delays, and `maxRetries`. */
+  readonly #retries: BackoffDecision;
   /** Messages dropped so far. */
   #dropped = 0;
   /** Between two attempts: the messages to write again, oldest first. */
@@ -145,6 +161,14 @@ export class ConnectionActor extends Actor<unknown> {
   constructor(settings: Settings) {
     super();
     this.#settings = settings;
+    this.#retries = new BackoffDecision({
+      policy: settings.policy,
+      minBackoff: 0,
+      maxBackoff: FALLBACK_DELAY_MS,
+      resetCounter: "manual",
+      triggerOn: "any",
+      maxRestarts: settings.maxRetries,
+    });
   }
 
   override preStart(): void {
@@ -159,12 +183,10 @@ export class ConnectionActor extends Actor<unknown> {
         childName: "socket",
         // The next socket actor is spawned at once, and waits for `Connect`:
         // the backoff delay is this actor's to choose, report and wait, and
-        // the retry limit this actor's to enforce, so the supervisor's count
-        // is never used.
+        // the retry limit this actor's to enforce (see the module doc). The
+        // supervisor's delays are all 0 and it never gives up.
         minBackoff: 0,
         maxBackoff: 0,
-        policy: { delayFor: () => 0 },
-        resetCounter: "never",
         // The socket actors bound the `Send`s waiting (`maxQueued`): the
         // supervisor keeps the few in flight while it spawns the next one.
         maxStashSize: Infinity,
@@ -246,7 +268,7 @@ export class ConnectionActor extends Actor<unknown> {
     }
     if (message instanceof Reconnect) {
       this.#hidden = false;
-      this.#retries = 0;
+      this.#retries.reset();
       // (A second `Disconnect` while ending finds no attempt: it changes nothing.)
       if (phase === "connecting" || phase === "open" || phase === "ending") {
         this.#disconnect("reconnecting", "reconnect");
@@ -268,7 +290,7 @@ export class ConnectionActor extends Actor<unknown> {
     }
     if (message instanceof SocketStable) {
       // Up long enough: the next failure starts again from the first delay.
-      this.#retries = 0;
+      this.#retries.reset();
       return;
     }
     if (message instanceof SendDropped) {
@@ -298,7 +320,7 @@ export class ConnectionActor extends Actor<unknown> {
         this.#offline = false;
         // Soon, not at once: a whole office coming back online must not
         // reconnect in step. Also when a long backoff wait is under way.
-        return this.#resume(this.#delayFor(0));
+        return this.#resume(this.#firstDelay());
       case "visibilitychange":
         if (page!.document?.visibilityState === "hidden") {
           if (hiddenCloseMs < Infinity && !timers.isTimerActive("hidden")) {
@@ -339,7 +361,7 @@ export class ConnectionActor extends Actor<unknown> {
 
   /** A pause ended: the next attempt starts after `delayMs`, with the retries reset. Not after giving up. */
   #resume(delayMs: number): void {
-    this.#retries = 0;
+    this.#retries.reset();
     const phase = this.#phase;
     if (phase === "waiting" || phase === "paused") this.#connectAfter(delayMs);
   }
@@ -362,7 +384,11 @@ export class ConnectionActor extends Actor<unknown> {
     this.#phase = "connecting";
     this.#pausedBy = undefined;
     this.#publish(
-      new WebSocketConnecting(this.self, this.#retries + 1, waitedMs),
+      new WebSocketConnecting(
+        this.self,
+        this.#retries.restartCount + 1,
+        waitedMs,
+      ),
     );
     this.#supervisor.tell(new Connect(this.#resend, this.#nextId));
     this.#resend = [];
@@ -398,38 +424,59 @@ export class ConnectionActor extends Actor<unknown> {
     } catch (error) {
       this.log.error("shouldReconnect threw; reconnecting", error);
     }
+    // Paused meanwhile: no retry is counted; the pause's end connects.
     if (retry && this.#pausedFor) return this.#pause();
-    const gaveUp = !retry
-      ? `shouldReconnect returned false for code ${close.code}`
-      : this.#retries >= maxRetries
-      ? `maxRetries (${maxRetries}) reached`
-      : "";
-    if (gaveUp) {
+    const verdict = retry
+      ? this.#retries.childTerminated("failure", this.#now())
+      : undefined;
+    if (verdict?.action !== "respawn") {
       this.#phase = "gave-up";
-      return this.#publish(new WebSocketGaveUp(this.self, gaveUp, close));
+      return this.#publish(
+        new WebSocketGaveUp(
+          this.self,
+          verdict
+            ? `maxRetries (${maxRetries}) reached`
+            : `shouldReconnect returned false for code ${close.code}`,
+          close,
+        ),
+      );
     }
-    const delayMs = this.#delayFor(this.#retries++);
+    if (verdict.policyFailure) this.#policyFailed(verdict.policyFailure);
     this.#publish(
-      new WebSocketReconnectScheduled(this.self, this.#retries + 1, delayMs),
+      new WebSocketReconnectScheduled(
+        this.self,
+        this.#retries.restartCount + 1,
+        verdict.delayMs,
+      ),
     );
-    this.#connectAfter(delayMs);
+    this.#connectAfter(verdict.delayMs);
+  }
+
+  /** The scheduler's clock (the decision's reset is manual: it only records it). */
+  #now(): number {
+    return this.context.system.scheduler.now();
   }
 
   /**
-   * `policy.delayFor(retries)` as a delay a timer can wait: one above
-   * MAX_TIMER_DELAY_MS is clamped to it; if the policy throws or returns
-   * NaN, a negative number or a non-number, the error is logged and the
-   * delay is 30 s, so that a broken custom policy causes neither a retry
-   * storm nor a crash.
+   * `policy.delayFor(0)`, for the short wait after `online`, asked as the
+   * decision asks it: if the policy gives no usable delay, the error is
+   * logged and the wait is 30 s.
    */
-  #delayFor(retries: number): number {
-    const asked = askPolicy(this.#settings.policy, retries);
+  #firstDelay(): number {
+    const asked = askPolicy(this.#settings.policy, 0);
     if (asked.problem === undefined) return asked.delayMs;
-    const text =
-      `policy.delayFor(${retries}) ${asked.problem}; waiting ${FALLBACK_DELAY_MS} ms`;
-    if ("error" in asked) this.log.error(text, asked.error);
-    else this.log.error(text);
+    this.#policyFailed({
+      ...asked,
+      message:
+        `policy.delayFor(0) ${asked.problem}; waiting ${FALLBACK_DELAY_MS} ms instead`,
+    });
     return FALLBACK_DELAY_MS;
+  }
+
+  /** Logs a policy that gave no usable delay, with what it threw if it threw. */
+  #policyFailed(failure: PolicyFailure): void {
+    if ("error" in failure) this.log.error(failure.message, failure.error);
+    else this.log.error(failure.message);
   }
 
   #droppedOne(send: Send, reason: string): void {

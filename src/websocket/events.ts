@@ -111,7 +111,10 @@ export class WebSocketOpened extends WebSocketEvent {
 
 /**
  * A frame arrived: text as a string, binary as an `ArrayBuffer` (in every
- * runtime).
+ * runtime). Published in order with the connection's other events; a frame
+ * that reaches the socket actor only after it ended the attempt (a
+ * `Reconnect`, a pause, a `Close` or a timeout came first) is dropped, as a
+ * browser drops the frames that arrive once `close()` was called.
  *
  * @example Usage
  * ```ts

@@ -24,10 +24,18 @@
  * go to dead letters, and the supervisor replaces it just the same.
  *
  * The socket's own events (open, message, close) and the URL function's
- * result are handled as they come, not through the mailbox: JavaScript runs
- * one thing at a time, so they change this actor's state only between two
- * messages, and each handler first checks that its attempt is still the
- * current one, so a late event of an abandoned socket changes nothing.
+ * result are messages too: each handler only tells this actor an
+ * {@linkcode AttemptEvent} carrying its attempt's token, and the work is
+ * done in this actor's turn, in mailbox order, after the messages that came
+ * before it. The turn first checks the token: an event of an attempt that
+ * is over (a frame or a close still queued when a `Disconnect` or a timeout
+ * ended it, handed on by the supervisor to the next socket actor) changes
+ * nothing, as a browser drops the frames that arrive once `close()` was
+ * called. (A handler also skips telling an attempt that is over, so that a
+ * stopped actor gets no message to turn into a dead letter; that is a read,
+ * the turn decides.) Until the turn that handles the open event, the socket
+ * counts as not open: a `Send` ahead of it waits, and goes out after the
+ * messages to write again and the older `Send`s, in order.
  *
  * @module
  */
@@ -89,14 +97,50 @@ class Flush {
   declare private readonly brand: "flush";
 }
 
+// The attempt's events, each told by its handler to the actor itself.
+
+/**
+ * Something that happened to one attempt, outside this actor, with what
+ * came with it: handled in its turn if `attempt` is still the current one,
+ * else ignored.
+ */
+class AttemptEvent {
+  /** The token of the attempt it belongs to. */
+  declare readonly attempt: object;
+  declare readonly value: unknown;
+  constructor(attempt: object, value?: unknown) {
+    this.attempt = attempt;
+    this.value = value;
+  }
+}
+
+/** The URL function returned (or its promise resolved to) `value`, not checked yet. */
+class UrlGiven extends AttemptEvent {}
+
+/** The URL function threw, or its promise rejected, with `value`. */
+class UrlFailed extends AttemptEvent {}
+
+/** The socket's `open` event. */
+class Opened extends AttemptEvent {}
+
+/** The socket's `message` event: `value` is the frame. */
+class Received extends AttemptEvent {}
+
+/** The socket's `close` event: `value` says how it closed. */
+class Closed extends AttemptEvent {
+  declare readonly value: CloseInfo;
+}
+
 /** One attempt; see the module doc. Internal to this module. */
 export class SocketActor extends Actor<unknown> {
   readonly #settings: Settings;
   /** The connection actor: its events name it. */
   readonly #connection: ActorRef<WebSocketCommand>;
   #ws?: WebSocketLike;
-  /** A token for the attempt under way or open, if any: each attempt's handlers compare theirs to it. */
+  /** A token for the attempt under way or open, if any: its events carry it. */
   #attempt?: object;
+  /** This turn or an earlier one handled the socket's open event: `Send`s may be written. */
+  #open = false;
   /** Messages waiting for the socket to open: `Send`s stashed, and `#resend`. */
   #waiting = 0;
   /** Messages earlier attempts did not confirm, to write first (from `Connect`). */
@@ -152,6 +196,19 @@ export class SocketActor extends Actor<unknown> {
   }
 
   onReceive(message: unknown): void {
+    if (message instanceof AttemptEvent) {
+      // One of an attempt that is over: see the module doc.
+      if (message.attempt !== this.#attempt) return;
+      if (message instanceof Received) return this.#received(message.value);
+      if (message instanceof Opened) return this.#opened();
+      if (message instanceof Closed) return this.#ended(message.value);
+      if (message instanceof UrlGiven) return this.#openSocket(message.value);
+      if (message instanceof UrlFailed) {
+        return this.#ended(
+          failure(`url failed: ${describeError(message.value)}`),
+        );
+      }
+    }
     if (message instanceof Send) {
       return this.#send({
         send: message,
@@ -212,7 +269,7 @@ export class SocketActor extends Actor<unknown> {
    */
   #send(outgoing: Outgoing): void {
     const { maxQueued } = this.#settings;
-    if (this.#ws?.readyState === OPEN) return this.#write(outgoing);
+    if (this.#writable) return this.#write(outgoing);
     if (this.#waiting >= maxQueued) {
       return this.#drop(outgoing, `queue full (maxQueued ${maxQueued})`);
     }
@@ -306,73 +363,98 @@ export class SocketActor extends Actor<unknown> {
     sender?.tell(new Sent(send, true), this.self as never);
   }
 
-  /** Starts the attempt. */
+  /** Starts the attempt: opens the socket, once a URL function (if any) has given its URL. */
   #connect(): void {
-    const { url, WebSocket, protocols, connectionTimeoutMs, ack } =
-      this.#settings;
-    const timers = this.context.timers;
+    const { url, connectionTimeoutMs } = this.#settings;
     const attempt = this.#attempt = {};
-    const current = () => attempt === this.#attempt;
-    timers.startSingleTimer(
+    this.context.timers.startSingleTimer(
       "deadline",
       new SocketEnded(
         failure(`connection timed out after ${connectionTimeoutMs} ms`),
       ),
       connectionTimeoutMs,
     );
-    new Promise<unknown>((resolve) =>
-      resolve(typeof url === "string" ? url : url())
-    ).then((given) => {
-      if (!current()) return;
-      // A static URL was checked by websocketProps; a function's result is
-      // checked here, so that a bad one fails this attempt with a reason.
-      const href = webSocketUrl(given);
-      if (href === undefined) {
-        const reason = `url failed: url() returned ${
-          describeValue(given)
-        }, not ${URL_EXPECTED}`;
-        this.log.error(reason);
-        return this.#ended(failure(reason));
-      }
-      let ws: WebSocketLike;
-      try {
-        ws = new (WebSocket ??
-          (globalThis as unknown as { WebSocket: WebSocketConstructor })
-            .WebSocket)(href, protocols);
-      } catch (error) {
-        return this.#ended(failure(`cannot open: ${describeError(error)}`));
-      }
-      this.#ws = ws;
-      ws.binaryType = "arraybuffer";
-      ws.onopen = () => current() && this.#opened();
-      ws.onmessage = ({ data }: { data: unknown }) => {
-        if (!current()) return;
-        timers.cancel("deadline");
-        let id: unknown;
-        try {
-          id = ack?.decodeAck(data);
-        } catch (error) {
-          this.log.error("ack.decodeAck threw", error);
-        }
-        if (id !== undefined) return this.#acked(id);
-        this.#publish(new WebSocketMessage(this.#connection, data));
-      };
-      ws.onclose = ({ code, reason, wasClean }: CloseInfo) =>
-        current() && this.#ended({ code, reason, wasClean });
-      // A close always follows an error; and the `ws` package throws an error nobody listens to.
-      ws.onerror = () => {};
-    }, (error) =>
-      current() &&
-      this.#ended(failure(`url failed: ${describeError(error)}`)));
+    // A static URL was checked by websocketProps.
+    if (typeof url === "string") return this.#openSocket(url);
+    new Promise<unknown>((resolve) => resolve(url())).then(
+      (given) => this.#tell(new UrlGiven(attempt, given)),
+      (error) => this.#tell(new UrlFailed(attempt, error)),
+    );
   }
 
-  /** The socket opened: the messages to write again go first, then those waiting. */
+  /**
+   * Tells this actor an event of its attempt, unless that attempt is over
+   * (this actor may have stopped: a message to it would be a dead letter).
+   * The turn checks again.
+   */
+  #tell(event: AttemptEvent): void {
+    if (event.attempt === this.#attempt) this.self.tell(event);
+  }
+
+  /** Opens the socket, at `given` (a URL function's result is checked here, so that a bad one fails this attempt with a reason). */
+  #openSocket(given: unknown): void {
+    const { WebSocket, protocols } = this.#settings;
+    const attempt = this.#attempt!;
+    const href = webSocketUrl(given);
+    if (href === undefined) {
+      const reason = `url failed: url() returned ${
+        describeValue(given)
+      }, not ${URL_EXPECTED}`;
+      this.log.error(reason);
+      return this.#ended(failure(reason));
+    }
+    let ws: WebSocketLike;
+    try {
+      ws = new (WebSocket ??
+        (globalThis as unknown as { WebSocket: WebSocketConstructor })
+          .WebSocket)(href, protocols);
+    } catch (error) {
+      return this.#ended(failure(`cannot open: ${describeError(error)}`));
+    }
+    this.#ws = ws;
+    ws.binaryType = "arraybuffer";
+    // Each handler only tells this actor what happened.
+    ws.onopen = () => this.#tell(new Opened(attempt));
+    ws.onmessage = ({ data }: { data: unknown }) =>
+      this.#tell(new Received(attempt, data));
+    ws.onclose = ({ code, reason, wasClean }: CloseInfo) =>
+      this.#tell(new Closed(attempt, { code, reason, wasClean }));
+    // A close always follows an error; and the `ws` package throws an error nobody listens to.
+    ws.onerror = () => {};
+  }
+
+  /** A frame: an acknowledgement (acknowledged mode), or a message for the subscriber. Any frame answers a heartbeat's ping. */
+  #received(data: unknown): void {
+    this.context.timers.cancel("deadline");
+    let id: unknown;
+    try {
+      id = this.#settings.ack?.decodeAck(data);
+    } catch (error) {
+      this.log.error("ack.decodeAck threw", error);
+    }
+    if (id !== undefined) return this.#acked(id);
+    this.#publish(new WebSocketMessage(this.#connection, data));
+  }
+
+  /** Whether a message can be written now: the open event was handled, and the socket has not closed since. */
+  get #writable(): boolean {
+    return this.#open && this.#ws?.readyState === OPEN;
+  }
+
+  /**
+   * The socket opened: the messages to write again go first, then those
+   * waiting. (One that closed again before this turn is not written to:
+   * its close event comes next, and ends the attempt.)
+   */
   #opened(): void {
     const { heartbeat, minUptimeMs } = this.#settings;
     const timers = this.context.timers;
+    const ws = this.#ws!;
     timers.cancel("deadline");
-    this.#publish(new WebSocketOpened(this.#connection, this.#ws!.protocol));
+    this.#publish(new WebSocketOpened(this.#connection, ws.protocol));
     this.#report(new SocketOpened());
+    if (ws.readyState !== OPEN) return;
+    this.#open = true;
     if (heartbeat) {
       timers.startTimerWithFixedDelay("ping", new Ping(), heartbeat.intervalMs);
     }
@@ -383,6 +465,7 @@ export class SocketActor extends Actor<unknown> {
       if (this.#ws) this.#write(outgoing);
       else this.#resend.push(outgoing);
     }
+    // In this turn: the `Send`s stashed go before any still in the mailbox.
     this.context.unstashAll();
   }
 
@@ -390,6 +473,8 @@ export class SocketActor extends Actor<unknown> {
   #ping(): void {
     const { message = "ping", timeoutMs } = this.#settings.heartbeat!;
     const timers = this.context.timers;
+    // Closed, and its close event not handled yet: that event ends the attempt.
+    if (!this.#writable) return;
     const ping = typeof message === "function" ? message() : message;
     this.#ws!.send(ping);
     this.#written += byteLength(ping);
@@ -417,7 +502,7 @@ export class SocketActor extends Actor<unknown> {
     this.context.timers.cancelAll();
     if (!this.#attempt) return;
     this.#attempt = this.#ws = undefined;
-    // Its handlers may still fire; they check the attempt, which is over.
+    // Its handlers may still fire: they find the attempt over, and tell nothing.
     if (ws && ws.readyState <= OPEN) {
       // 1006 may not be sent: a failure the client detected closes with 4000.
       ws.close(code === 1006 ? 4000 : code, reason);

@@ -1,7 +1,8 @@
 // Copyright 2026 the understudy authors. MIT license.
 // A scripted WebSocket and the network it talks to, for the websocket tests
-// (not a test file itself). Under fake timers, sockets are answered on the
-// next `clock.tickAsync(0)`, as a real socket answers in a later task.
+// (not a test file itself). Sockets are answered in a later timer of the
+// network's clock (the harness's ManualScheduler: on the next
+// `timePasses(0)`), as a real socket answers in a later task.
 
 import type {
   CloseInfo,
@@ -10,6 +11,17 @@ import type {
 } from "../../src/websocket/mod.ts";
 
 type Handler = ((event: unknown) => void) | null;
+
+/** The clock the network answers on: the host's timers by default, or a test scheduler. */
+export interface NetworkClock {
+  setTimeout(callback: () => void, delayMs: number): unknown;
+  now(): number;
+}
+
+const HOST_CLOCK: NetworkClock = {
+  setTimeout: (callback, delayMs) => setTimeout(callback, delayMs),
+  now: () => Date.now(),
+};
 
 /** How the fake network answers a new socket. */
 export type Answer = "accept" | "refuse" | "hang";
@@ -54,7 +66,7 @@ export class FakeWebSocket {
     }
     if (this.readyState >= 2) return;
     this.readyState = 2;
-    setTimeout(
+    this.network.clock.setTimeout(
       () =>
         this.end({ code: code ?? 1005, reason: reason ?? "", wasClean: true }),
       0,
@@ -106,7 +118,7 @@ export class FakeNetwork {
     undefined;
   readonly WebSocket: WebSocketConstructor;
 
-  constructor() {
+  constructor(readonly clock: NetworkClock = HOST_CLOCK) {
     // deno-lint-ignore no-this-alias
     const network = this;
     this.WebSocket = class extends FakeWebSocket {
@@ -115,11 +127,11 @@ export class FakeNetwork {
         if (!/^(wss?|https?):$/.test(new URL(url).protocol)) {
           throw new SyntaxError(`not a WebSocket URL: ${url}`);
         }
-        super(network, url, protocols, Date.now());
+        super(network, url, protocols, network.clock.now());
         network.sockets.push(this);
         const answer = network.answer;
         if (answer !== "hang") {
-          setTimeout(
+          network.clock.setTimeout(
             () => answer === "accept" ? this.accept() : this.refuse(),
             0,
           );

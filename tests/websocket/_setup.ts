@@ -1,8 +1,8 @@
 // Copyright 2026 the understudy authors. MIT license.
-// Fake time, an actor system and a fake network for the websocket tests
-// (not a test file itself).
+// Virtual time (the testkit's ManualScheduler), an actor system and a fake
+// network for the websocket tests (not a test file itself).
 
-import * as FakeTimers from "@sinonjs/fake-timers";
+import type * as FakeTimers from "@sinonjs/fake-timers";
 import {
   type ActorRef,
   ActorSystem,
@@ -15,6 +15,7 @@ import {
   type WebSocketOptions,
   websocketProps,
 } from "../../src/websocket/mod.ts";
+import { ManualScheduler } from "../../src/testing/manual_scheduler.ts";
 import { FakeNetwork } from "./_fake_websocket.ts";
 
 /** A seeded generator of numbers in [0, 1) (mulberry32). */
@@ -29,7 +30,7 @@ export function seededRandom(seed: number): () => number {
   };
 }
 
-/** The timers faked: everything but queueMicrotask, on which the dispatcher runs. */
+/** The timers `_herd.ts` fakes (it runs 1,000 connections on `@sinonjs/fake-timers`): everything but queueMicrotask, on which the dispatcher runs. */
 export const FAKED: FakeTimers.FakeMethod[] = [
   "setTimeout",
   "clearTimeout",
@@ -40,7 +41,8 @@ export const FAKED: FakeTimers.FakeMethod[] = [
 ];
 
 export interface Harness {
-  clock: FakeTimers.Clock;
+  /** The system's scheduler, which the fake network answers on too: no global is faked. */
+  scheduler: ManualScheduler;
   system: ActorSystem;
   network: FakeNetwork;
   /** Every WebSocketEvent on the event stream, in order. */
@@ -53,30 +55,33 @@ export interface Harness {
     options?: Partial<WebSocketOptions>,
     name?: string,
   ): ActorRef<WebSocketCommand>;
-  /** Advances fake time, letting actors run between timers. */
+  /** Advances virtual time, letting actors run between timers. */
   tick(ms?: number): Promise<void>;
+  /** Timers pending: the actors' and the fake network's. */
+  pendingTimers(): number;
   /** Events of one class, in order. */
   of<E extends WebSocketEvent>(
     eventClass: abstract new (...args: never[]) => E,
   ): E[];
-  /** Terminates the system and restores real time. */
+  /** Terminates the system. */
   done(): Promise<void>;
 }
 
 export function harness(): Harness {
-  const clock = FakeTimers.install({ toFake: FAKED, now: 0 });
+  const scheduler = new ManualScheduler();
   const logs: LogRecord[] = [];
   const system = ActorSystem.create("ws-test", {
+    scheduler,
     logLevel: "warn",
     logger: (record) => logs.push(record),
   });
-  const network = new FakeNetwork();
+  const network = new FakeNetwork(scheduler);
   const events: WebSocketEvent[] = [];
   const deadLetters: DeadLetter[] = [];
   system.eventStream.subscribe(WebSocketEvent, (event) => events.push(event));
   system.eventStream.subscribe(DeadLetter, (dead) => deadLetters.push(dead));
   return {
-    clock,
+    scheduler,
     system,
     network,
     events,
@@ -92,18 +97,13 @@ export function harness(): Harness {
         }),
         name,
       ),
-    tick: async (ms = 0) => {
-      await clock.tickAsync(ms);
-    },
+    tick: (ms = 0) => scheduler.timePasses(ms),
+    pendingTimers: () => scheduler.pendingTimers,
     of: (eventClass) => events.filter((e) => e instanceof eventClass) as never,
     done: async () => {
-      try {
-        const terminated = system.terminate();
-        await clock.tickAsync(0);
-        await terminated;
-      } finally {
-        clock.uninstall();
-      }
+      const terminated = system.terminate();
+      await scheduler.timePasses(0);
+      await terminated;
     },
   };
 }

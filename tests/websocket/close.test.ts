@@ -80,7 +80,7 @@ describe("Close", () => {
         await enter(h, page);
         connection.tell(new Close(4002, "bye"));
         await h.tick(1); // and the fake server completes any closing handshake
-        assert.equal(h.clock.countTimers(), 0, "timers left");
+        assert.equal(h.pendingTimers(), 0, "timers left");
         assert.deepEqual(h.network.live, [], "sockets left open");
         assert.equal(page.allListeners, 0, "page listeners left");
         // Every actor of the connection (the socket actors: one per attempt) stopped.
@@ -129,7 +129,7 @@ describe("Close", () => {
         paths.filter((p) => p.startsWith("/user/conn")).sort();
       assert.deepEqual(ours(stopped), ours(started));
       assert.equal(ours(stopped).length, 4); // conn, backoff, socket-1 and -2
-      assert.equal(h.clock.countTimers(), 0);
+      assert.equal(h.pendingTimers(), 0);
       assert.deepEqual(
         h.deadLetters.map((d) => (d.message as Send).data),
         ["pending"],

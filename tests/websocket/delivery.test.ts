@@ -97,7 +97,7 @@ describe("default mode: Sent once the bytes left the buffer", () => {
     try {
       // A server that accepts and closes at once.
       h.network.onSend = (socket: FakeWebSocket) =>
-        setTimeout(
+        h.scheduler.setTimeout(
           () => socket.end({ code: 1000, reason: "bye", wasClean: true }),
           1,
         );

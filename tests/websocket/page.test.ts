@@ -74,7 +74,7 @@ describe("online and offline", () => {
         assert.equal(record.level, "error");
         assert.match(
           record.message,
-          /policy\.delayFor\(0\) threw; waiting 30000 ms/,
+          /policy\.delayFor\(0\) threw; waiting (maxBackoff \()?30000 ms/,
         );
       }
     } finally {

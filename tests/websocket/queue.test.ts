@@ -104,7 +104,7 @@ describe("sending while disconnected", () => {
       h.network.answer = "accept";
       await h.tick(51);
       assert.deepEqual(h.network.last.sent, ["eventually"]);
-      await h.tick(4_999); // not before the connection stayed up minUptimeMs
+      await h.tick(4_998); // opened at 100: not before it stayed up minUptimeMs
       assert.equal(settled, false);
       await h.tick(1);
       assert.ok((await reply) instanceof Sent);
