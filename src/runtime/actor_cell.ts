@@ -401,8 +401,11 @@ export class ActorCell<T> extends ActorRef<T>
 
   watch<R>(ref: ActorRef<R>): ActorRef<R> {
     if (!(ref instanceof ActorCell)) {
-      throw new TypeError(
-        `Cannot watch ${describeValue(ref)}: only actor refs can be watched`,
+      fail(
+        "watch",
+        "ref",
+        "an actor's ref, as from actorOf (not dead letters or an ask's temporary ref)",
+        ref,
       );
     }
     if (ref !== this.#cell) watch(this.#cell, ref as ActorCell<never>);
@@ -411,10 +414,11 @@ export class ActorCell<T> extends ActorRef<T>
 
   watchWith<R>(ref: ActorRef<R>, message: T): ActorRef<R> {
     if (!(ref instanceof ActorCell)) {
-      throw new TypeError(
-        `Cannot watchWith ${
-          describeValue(ref)
-        }: only actor refs can be watched`,
+      fail(
+        "watchWith",
+        "ref",
+        "an actor's ref, as from actorOf (not dead letters or an ask's temporary ref)",
+        ref,
       );
     }
     if (ref !== this.#cell) {

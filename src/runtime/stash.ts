@@ -14,7 +14,7 @@ import type { Behavior } from "./actor.ts";
 import type { ActorCell } from "./actor_cell.ts";
 import { HANDED, NO_MESSAGE, STASH_OVERFLOWED, STASHED } from "./cell_state.ts";
 import { Mailbox } from "./mailbox.ts";
-import { describeValue } from "../validation.ts";
+import { fail } from "../validation.ts";
 
 /** `context.become`: `behavior` handles the next messages. */
 export function become(
@@ -23,11 +23,7 @@ export function become(
   options: { discardOld?: boolean },
 ): void {
   if (typeof behavior !== "function") {
-    throw new TypeError(
-      `Cannot become: "behavior" must be a function handling one message (got ${
-        describeValue(behavior)
-      })`,
-    );
+    fail("become", "behavior", "a function handling one message", behavior);
   }
   const extras = cell.ensureExtras();
   if (options.discardOld === false) {

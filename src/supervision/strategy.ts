@@ -10,7 +10,7 @@
  * @module
  */
 
-import { describeValue, fail } from "../validation.ts";
+import { checkCount, checkDuration, fail } from "../validation.ts";
 
 /**
  * What a parent does with a failed child.
@@ -150,48 +150,38 @@ export function decideByErrorClass(
   cases: ReadonlyArray<readonly [ErrorClass, Directive]>,
   otherwise: Directive = Directive.Escalate,
 ): Decider {
+  const action = "build decideByErrorClass";
   if (!Array.isArray(cases)) {
-    throw new TypeError(
-      `Cannot build decideByErrorClass: "cases" must be an array of [ErrorClass, directive] pairs (got ${
-        describeValue(cases)
-      })`,
-    );
+    fail(action, "cases", "an array of [ErrorClass, directive] pairs", cases);
   }
-  for (const pair of cases) {
+  cases.forEach((pair, i) => {
     if (!Array.isArray(pair)) {
-      throw new TypeError(
-        `Cannot build decideByErrorClass: each case must be an [ErrorClass, directive] pair (got ${
-          describeValue(pair)
-        })`,
-      );
+      fail(action, `cases[${i}]`, "an [ErrorClass, directive] pair", pair);
     }
     const [errorClass, directive] = pair;
     if (
       typeof errorClass !== "function" ||
       typeof errorClass.prototype !== "object" || errorClass.prototype === null
     ) {
-      throw new TypeError(
-        `Cannot build decider: each case must start with an error class (got ${
-          describeValue(errorClass)
-        })`,
+      fail(
+        action,
+        `cases[${i}][0]`,
+        "an error class, such as TypeError",
+        errorClass,
       );
     }
-    assertDirective(directive, "decideByErrorClass");
-  }
-  assertDirective(otherwise, "decideByErrorClass");
+    checkDirective(action, `cases[${i}][1]`, directive);
+  });
+  checkDirective(action, "otherwise", otherwise);
   return (error) => matchErrorClass(error, cases) ?? otherwise;
 }
 
-function assertDirective(directive: unknown, where: string): void {
+function checkDirective(action: string, option: string, value: unknown): void {
   if (
-    directive !== "resume" && directive !== "restart" &&
-    directive !== "stop" && directive !== "escalate"
+    value !== "resume" && value !== "restart" && value !== "stop" &&
+    value !== "escalate"
   ) {
-    throw new TypeError(
-      `Cannot build ${where}: a directive must be "resume", "restart", "stop" or "escalate" (got ${
-        describeValue(directive)
-      })`,
-    );
+    fail(action, option, '"resume", "restart", "stop" or "escalate"', value);
   }
 }
 
@@ -384,19 +374,12 @@ export abstract class FaultHandlingStrategy {
    */
   constructor(decider: Decider, limits: RestartLimits = {}) {
     const name = new.target.name;
+    const action = `create ${name}`;
     if (typeof decider !== "function") {
-      throw new TypeError(
-        `Cannot create ${name}: "decider" must be a function from error to directive (got ${
-          describeValue(decider)
-        })`,
-      );
+      fail(action, "decider", "a function from error to directive", decider);
     }
     if (typeof limits !== "object" || limits === null) {
-      throw new TypeError(
-        `Cannot create ${name}: "limits" must be an object such as { maxRetries: 3 } (got ${
-          describeValue(limits)
-        })`,
-      );
+      fail(action, "limits", "an object such as { maxRetries: 3 }", limits);
     }
     const {
       maxRetries = Infinity,
@@ -406,29 +389,14 @@ export abstract class FaultHandlingStrategy {
     } = limits;
     if (onLimitExceeded !== "stop-child" && onLimitExceeded !== "escalate") {
       fail(
-        `create ${name}`,
+        action,
         "onLimitExceeded",
         '"stop-child" or "escalate"',
         onLimitExceeded,
       );
     }
-    if (
-      typeof maxRetries !== "number" || !(maxRetries >= 0) ||
-      (maxRetries !== Infinity && !Number.isInteger(maxRetries))
-    ) {
-      throw new RangeError(
-        `Cannot create ${name}: "maxRetries" must be a whole number >= 0 or Infinity (got ${
-          describeValue(maxRetries)
-        })`,
-      );
-    }
-    if (typeof withinTimeRangeMs !== "number" || !(withinTimeRangeMs > 0)) {
-      throw new RangeError(
-        `Cannot create ${name}: "withinTimeRangeMs" must be a number > 0 or Infinity (got ${
-          describeValue(withinTimeRangeMs)
-        })`,
-      );
-    }
+    checkCount(action, "maxRetries", maxRetries);
+    checkDuration(action, "withinTimeRangeMs", withinTimeRangeMs);
     this.decider = decider;
     this.maxRetries = maxRetries;
     this.withinTimeRangeMs = withinTimeRangeMs;

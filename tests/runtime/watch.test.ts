@@ -179,7 +179,10 @@ describe("context.watch", () => {
     await settle();
     assert.equal(errors.length, 1);
     assert.ok(errors[0] instanceof TypeError);
-    assert.match(errors[0].message, /only actor refs can be watched/);
+    assert.equal(
+      errors[0].message,
+      `Cannot watch: "ref" must be an actor's ref, as from actorOf (not dead letters or an ask's temporary ref) (got an object (Object))`,
+    );
   });
 });
 

@@ -156,9 +156,9 @@ describe("context.watchWith", () => {
     await settle();
     assert.equal(errors.length, 1);
     assert.ok(errors[0] instanceof TypeError);
-    assert.match(
+    assert.equal(
       (errors[0] as Error).message,
-      /only actor refs can be watched/,
+      `Cannot watchWith: "ref" must be an actor's ref, as from actorOf (not dead letters or an ask's temporary ref) (got an object (DeadLettersRef))`,
     );
   });
 
