@@ -9,17 +9,25 @@
  * is found (scripts/lib/chromium.mjs), a Chromium page with a module
  * worker. Each runtime measures, in one process and interleaved, medians of
  * 5 runs of: one-way streaming (understudy `tell` to an actor in the
- * worker vs a raw loop of one `postMessage` per message) and ping-pong
+ * worker vs a raw loop of one `postMessage` per message, and vs plain
+ * objects posted in hand-made batches the size of understudy's, the
+ * ceiling of batching with no actor or bookkeeping on either side) and
+ * ping-pong
  * (understudy `ask` vs a raw `postMessage` round trip vs a Comlink call).
  * Prints a Markdown table with the ratios against the targets (streaming
  * ≥ 3× raw, ping-pong ≥ 1× Comlink) and writes bench/results/worker.json.
  * `runWorkerBench({ quick })` does the same for `npm run bench`.
+ *
+ * Options (for a closer look at one runtime; the defaults are what `npm
+ * run bench` measures): `--runtimes=bun,chromium` runs only those,
+ * `--runs=9` takes the median of 9 interleaved runs instead of 5, and
+ * `--out=path.json` writes the results there instead.
  */
 
 import { spawn } from "node:child_process";
 import { createServer } from "node:http";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { extname, join } from "node:path";
+import { dirname, extname, join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import * as esbuild from "esbuild";
 import { BIN, ROOT } from "../scripts/lib/util.mjs";
@@ -52,10 +60,11 @@ function parse(output) {
   return JSON.parse(line.slice("@@WORKER ".length));
 }
 
-function runProcess(runtime, quick) {
+function runProcess(runtime, quick, runs) {
   const entry = join(OUT, `run_${runtime}.mjs`);
   const args = {
     quick,
+    runs,
     workerUrl: pathToFileURL(join(OUT, "bench_worker.mjs")).href,
   };
   writeFileSync(
@@ -88,7 +97,7 @@ function runProcess(runtime, quick) {
   });
 }
 
-async function runChromium(quick) {
+async function runChromium(quick, runs) {
   const executablePath = locateChromium().path;
   if (!executablePath) return undefined;
   const server = createServer((req, res) => {
@@ -113,6 +122,19 @@ async function runChromium(quick) {
   const browser = await chromium.launch({ executablePath, args: LAUNCH_ARGS });
   try {
     const page = await browser.newPage();
+    // A throw in the page (or its worker) ends the run at once, rather
+    // than at the timeout.
+    let failed;
+    const failure = new Promise((_, reject) => (failed = reject));
+    failure.catch(() => {}); // raced below
+    page.on("pageerror", (error) => failed(error));
+    page.on("console", (message) => {
+      const text = message.text();
+      // Not the favicon's 404.
+      if (message.type() === "error" && !text.startsWith("Failed to load")) {
+        failed(new Error(text));
+      }
+    });
     const done = new Promise((resolve) =>
       page.exposeFunction("__workerBenchDone", resolve)
     );
@@ -120,12 +142,17 @@ async function runChromium(quick) {
     await page.addScriptTag({
       type: "module",
       content: `globalThis.__workerBenchArgs = ${
-        JSON.stringify({ quick, workerUrl: `${base}/bench_worker.mjs` })
+        JSON.stringify({
+          quick,
+          runs,
+          workerUrl: `${base}/bench_worker.mjs`,
+        })
       };\nawait import("${base}/bench_main.mjs");`,
     });
     let timer;
     const line = await Promise.race([
       done,
+      failure,
       new Promise((_, reject) => {
         timer = setTimeout(
           () => reject(new Error("Chromium timed out")),
@@ -145,18 +172,20 @@ const ratio = (a, b) => `${(a / b).toFixed(2)}×`;
 
 function table(results) {
   const rows = [
-    "| runtime | stream: understudy tell/s | stream: raw postMessage/s | ratio (target ≥ 3×) | ping-pong: understudy ask/s | Comlink call/s | raw round trip/s | ratio vs Comlink (target ≥ 1×) |",
-    "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+    "| runtime | stream: understudy tell/s | stream: raw postMessage/s | ratio (target ≥ 3×) | raw, hand-batched/s (ceiling) | understudy / ceiling | ping-pong: understudy ask/s | Comlink call/s | raw round trip/s | ratio vs Comlink (target ≥ 1×) |",
+    "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
   ];
   for (const [runtime, r] of Object.entries(results)) {
     if (r.error) {
-      rows.push(`| ${runtime} | ${r.error} | | | | | | |`);
+      rows.push(`| ${runtime} | ${r.error} | | | | | | | | |`);
       continue;
     }
     const x = r.results;
     rows.push(
       `| ${runtime} | ${fmt(x.actorStream)} | ${fmt(x.rawStream)} | ${
         ratio(x.actorStream, x.rawStream)
+      } | ${fmt(x.rawBatchedStream)} | ${
+        ratio(x.actorStream, x.rawBatchedStream)
       } | ${fmt(x.actorPingPong)} | ${fmt(x.comlinkPingPong)} | ${
         fmt(x.rawPingPong)
       } | ${ratio(x.actorPingPong, x.comlinkPingPong)} |`,
@@ -165,30 +194,38 @@ function table(results) {
   return rows.join("\n");
 }
 
+const RUNTIMES = ["node", "deno", "bun", "chromium"];
+
 /**
- * Runs the bench in every runtime found; returns the Markdown table and
- * the raw results (also written to bench/results/worker.json).
+ * Runs the bench in every runtime found (or in `runtimes`); returns the
+ * Markdown table and the raw results (also written to
+ * bench/results/worker.json, or to `out`).
  */
-export async function runWorkerBench({ quick = false } = {}) {
+export async function runWorkerBench(
+  { quick = false, runtimes = RUNTIMES, runs = 5, out } = {},
+) {
   await build();
   const results = {};
-  for (const runtime of ["node", "deno", "bun"]) {
+  for (const runtime of runtimes.filter((r) => r !== "chromium")) {
     try {
-      results[runtime] = await runProcess(runtime, quick);
+      results[runtime] = await runProcess(runtime, quick, runs);
     } catch (error) {
       results[runtime] = { error: String(error.message).split("\n")[0] };
     }
   }
-  try {
-    const chromium = await runChromium(quick);
-    results.chromium = chromium ?? { error: "no Chromium found" };
-  } catch (error) {
-    results.chromium = { error: String(error.message).split("\n")[0] };
+  if (runtimes.includes("chromium")) {
+    try {
+      const chromium = await runChromium(quick, runs);
+      results.chromium = chromium ?? { error: "no Chromium found" };
+    } catch (error) {
+      results.chromium = { error: String(error.message).split("\n")[0] };
+    }
   }
   const markdown = table(results);
-  mkdirSync(join(ROOT, "bench", "results"), { recursive: true });
+  const file = out ?? join(ROOT, "bench", "results", "worker.json");
+  mkdirSync(dirname(file), { recursive: true });
   writeFileSync(
-    join(ROOT, "bench", "results", "worker.json"),
+    file,
     JSON.stringify(
       { quick, date: new Date().toISOString(), results },
       null,
@@ -198,12 +235,34 @@ export async function runWorkerBench({ quick = false } = {}) {
   return { markdown, results };
 }
 
+/** The value of `--name=value` among the command's arguments. */
+function option(name) {
+  const prefix = `--${name}=`;
+  return process.argv.find((a) => a.startsWith(prefix))?.slice(prefix.length);
+}
+
 if (
   process.argv[1] !== undefined &&
   import.meta.url === pathToFileURL(process.argv[1]).href
 ) {
+  const runtimes = option("runtimes")?.split(",") ?? RUNTIMES;
+  for (const runtime of runtimes) {
+    if (!RUNTIMES.includes(runtime)) {
+      throw new RangeError(
+        `--runtimes: expected some of ${RUNTIMES.join(",")} (got "${runtime}")`,
+      );
+    }
+  }
+  const runs = Number(option("runs") ?? 5);
+  if (!Number.isInteger(runs) || runs < 1) {
+    throw new RangeError(`--runs: expected a whole number ≥ 1 (got ${runs})`);
+  }
+  const out = option("out");
   const { markdown } = await runWorkerBench({
     quick: process.argv.includes("--quick"),
+    runtimes,
+    runs,
+    out: out === undefined ? undefined : resolve(out),
   });
   console.log(markdown);
 }

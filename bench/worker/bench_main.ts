@@ -7,9 +7,14 @@
 import * as Comlink from "comlink";
 import { ActorSystem } from "../../src/runtime/actor_system.ts";
 import type { Endpoint, WorkerHandle } from "../../src/worker/endpoint.ts";
+import { BATCH_SLOTS } from "../../src/worker/wire.ts";
 import { spawnInWorker, workerProps } from "../../src/worker/worker_props.ts";
 
-declare const __workerBenchArgs: { quick: boolean; workerUrl: string };
+declare const __workerBenchArgs: {
+  quick: boolean;
+  workerUrl: string;
+  runs?: number;
+};
 
 const NODE = "node:worker_threads";
 const args = (globalThis as { __workerBenchArgs?: typeof __workerBenchArgs })
@@ -17,7 +22,7 @@ const args = (globalThis as { __workerBenchArgs?: typeof __workerBenchArgs })
 const quick = args.quick;
 const STREAM = quick ? 20_000 : 200_000;
 const PINGS = quick ? 2_000 : 10_000;
-const RUNS = 5;
+const RUNS = args.runs ?? 5;
 
 type Start = () => Promise<WorkerHandle>;
 
@@ -84,6 +89,38 @@ async function rawStream(): Promise<number> {
   const count = await next(handle.endpoint);
   const ms = performance.now() - t0;
   if (count !== STREAM) throw new Error(`raw stream counted ${count}`);
+  await handle.terminate();
+  return STREAM / ms * 1000;
+}
+
+/**
+ * Messages a hand-made batch holds: as many as one of understudy's
+ * batches (its slots, less a run's header).
+ */
+const RAW_BATCH = BATCH_SLOTS - 5;
+
+/**
+ * The stream as plain objects in hand-made batches of {@linkcode
+ * RAW_BATCH}, one `postMessage` each, counted by the worker: what
+ * batching alone gives, with no actor, no bookkeeping and no mailbox on
+ * either side (the ceiling of any transport that batches).
+ */
+async function rawBatchedStream(): Promise<number> {
+  const handle = await startIn("raw")();
+  const t0 = performance.now();
+  let batch: { n: number }[] = [];
+  for (let n = 0; n < STREAM; n++) {
+    batch.push({ n });
+    if (batch.length === RAW_BATCH) {
+      handle.endpoint.postMessage(batch);
+      batch = [];
+    }
+  }
+  if (batch.length > 0) handle.endpoint.postMessage(batch);
+  handle.endpoint.postMessage("count");
+  const count = await next(handle.endpoint);
+  const ms = performance.now() - t0;
+  if (count !== STREAM) throw new Error(`raw batched stream counted ${count}`);
   await handle.terminate();
   return STREAM / ms * 1000;
 }
@@ -172,6 +209,7 @@ function median(values: number[]): number {
 
 const cases: Record<string, () => Promise<number>> = {
   rawStream,
+  rawBatchedStream,
   actorStream,
   rawPingPong,
   comlinkPingPong,

@@ -2,6 +2,7 @@
 // The worker of bench/worker.mjs: its first message picks the mode. "raw"
 // counts the messages of a stream and echoes single ones; "actors" serves
 // understudy actors; "comlink" exposes an object through Comlink.
+// A stream's batch (an array) counts as its length.
 
 import * as Comlink from "comlink";
 import { Actor } from "../../src/runtime/actor.ts";
@@ -33,9 +34,10 @@ const init = (event: { data: unknown }) => {
   if (mode === "raw") {
     let count = 0;
     endpoint.addEventListener("message", (e) => {
-      const data = e.data as { n: number } | "count" | number;
+      const data = e.data as { n: number } | { n: number }[] | "count" | number;
       if (data === "count") endpoint.postMessage(count);
       else if (typeof data === "number") endpoint.postMessage(data);
+      else if (Array.isArray(data)) count += data.length;
       else count++;
     });
   } else if (mode === "actors") {

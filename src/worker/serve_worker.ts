@@ -28,7 +28,7 @@ import {
   cloneFailure,
   DELIVER,
   Exports,
-  FRAME_LENGTH,
+  frameLength,
   Imports,
   LOST,
   Outbox,
@@ -294,12 +294,7 @@ class Server implements WorkerServer {
       const kind = batch[i] as number;
       switch (kind) {
         case DELIVER:
-          this.#deliver(
-            batch[i + 1] as number,
-            batch[i + 2] as string | number,
-            batch[i + 3],
-            batch[i + 4] as number,
-          );
+          this.#deliver(batch, i);
           break;
         case SPAWN:
           this.#spawn(
@@ -317,46 +312,55 @@ class Server implements WorkerServer {
           );
           return;
       }
-      i += FRAME_LENGTH[kind];
+      i += frameLength(batch, i);
     }
   }
 
-  #deliver(
-    seq: number,
-    target: string | number,
-    message: unknown,
-    senderId: number,
-  ): void {
+  /** Delivers the run of messages whose DELIVER header is at `i`. */
+  #deliver(batch: unknown[], i: number): void {
+    const seq = batch[i + 1] as number;
+    const target = batch[i + 2] as string | number;
+    const senderId = batch[i + 3] as number;
+    const count = batch[i + 4] as number;
+    const first = i + 5;
     const sender = senderId === 0
       ? undefined
       : this.#imports.get(senderId) as ActorRef<never>;
     if (typeof target === "string") {
       const served = this.#served.get(target);
       if (served === undefined || served.ref === undefined) {
-        this.#outbox.frame(
-          UNDELIVERED,
-          seq,
-          `no actor named "${target}" runs in the worker`,
-        );
+        for (let k = 0; k < count; k++) {
+          this.#outbox.frame(
+            UNDELIVERED,
+            seq + k,
+            `no actor named "${target}" runs in the worker`,
+          );
+        }
         return;
       }
-      served.pending.push(message);
-      served.seqs.push(seq);
-      served.ref.tell(message, sender);
+      const { pending, seqs, ref } = served;
+      for (let k = 0; k < count; k++) {
+        const message = batch[first + k];
+        pending.push(message);
+        seqs.push(seq + k);
+        ref.tell(message, sender);
+      }
       return;
     }
     const ref = this.#exports.get(target);
-    if (ref === undefined) {
-      this.#outbox.frame(
-        UNDELIVERED,
-        seq,
-        "the worker-side ref it was sent to no longer exists",
-      );
-      return;
+    for (let k = 0; k < count; k++) {
+      if (ref === undefined) {
+        this.#outbox.frame(
+          UNDELIVERED,
+          seq + k,
+          "the worker-side ref it was sent to no longer exists",
+        );
+        continue;
+      }
+      // Not an actor served to the main side: acknowledged on receipt.
+      this.#outbox.ack(seq + k);
+      ref.tell(batch[first + k] as never, sender);
     }
-    // Not an actor served to the main side: acknowledged on receipt.
-    this.#outbox.ack(seq);
-    ref.tell(message as never, sender);
   }
 
   #spawn(name: string, factoryName: string, args: unknown[]): void {
@@ -422,13 +426,14 @@ class Server implements WorkerServer {
     }
   }
 
+  /** A message of ours could not be cloned (it comes as a run of one). */
   #uncloneable(frame: unknown[], error: unknown): void {
     if (frame[0] !== DELIVER) return;
     const id = frame[2] as number;
     const reason = cloneFailure(error);
     this.system.publishDeadLetter(
-      frame[3],
-      this.#exports.get(frame[4] as number),
+      frame[5],
+      this.#exports.get(frame[3] as number),
       this.#imports.get(id) as ActorRef<never>,
       reason,
     );

@@ -36,7 +36,7 @@ import {
   cloneFailure,
   DELIVER,
   Exports,
-  FRAME_LENGTH,
+  frameLength,
   Imports,
   LOST,
   Outbox,
@@ -78,6 +78,11 @@ export class Conduit {
   host: WorkerHost | undefined = undefined;
   /** Messages for the worker told to the link and not yet taken by an owner. */
   queued = 0;
+
+  /** Whether a message handed to {@linkcode Conduit.send} goes to the owner at once. */
+  get open(): boolean {
+    return this.host !== undefined && this.queued === 0;
+  }
 
   /**
    * Hands a message for the worker to the owner at once if it can;
@@ -370,7 +375,10 @@ export class WorkerHost extends Actor<unknown> {
     this.#outbox!.frame(SPAWN, spawn.name, spawn.factory, spawn.args);
   }
 
-  /** A frame of ours could not be cloned: its message is a dead letter. */
+  /**
+   * A frame of ours could not be cloned (a DELIVER comes as a run of one):
+   * its message is a dead letter.
+   */
   #uncloneable(frame: unknown[], error: unknown): void {
     if (frame[0] === DELIVER) {
       const book = this.#inFlight;
@@ -412,20 +420,25 @@ export class WorkerHost extends Actor<unknown> {
       const kind = batch[i] as number;
       switch (kind) {
         case DELIVER: {
-          const senderId = batch[i + 4] as number;
+          const senderId = batch[i + 3] as number;
           const sender = senderId === 0
             ? undefined
             : this.#imports!.get(senderId) as ActorRef<never>;
           const target = this.#exports.get(batch[i + 2] as number);
+          const end = i + 5 + (batch[i + 4] as number);
           if (target === undefined) {
-            system.publishDeadLetter(
-              batch[i + 3],
-              sender,
-              system.deadLetters as ActorRef<never>,
-              "the ref it was sent to no longer exists",
-            );
+            for (let m = i + 5; m < end; m++) {
+              system.publishDeadLetter(
+                batch[m],
+                sender,
+                system.deadLetters as ActorRef<never>,
+                "the ref it was sent to no longer exists",
+              );
+            }
           } else {
-            target.tell(batch[i + 3] as never, sender);
+            for (let m = i + 5; m < end; m++) {
+              target.tell(batch[m] as never, sender);
+            }
           }
           break;
         }
@@ -475,7 +488,7 @@ export class WorkerHost extends Actor<unknown> {
           this.log.error(`unknown frame kind ${kind} from the worker`);
           return;
       }
-      i += FRAME_LENGTH[kind];
+      i += frameLength(batch, i);
     }
   }
 }

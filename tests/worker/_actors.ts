@@ -43,6 +43,15 @@ export class BadReplier extends Actor<unknown> {
   }
 }
 
+/** Keeps the numbers it is sent, in order; answers "read" with them. */
+export class Journal extends Actor<number | "read"> {
+  readonly #entries: number[] = [];
+  onReceive(message: number | "read"): void {
+    if (message === "read") this.sender?.tell([...this.#entries]);
+    else this.#entries.push(message);
+  }
+}
+
 /** Answers an ArrayBuffer with its size. */
 export class Measurer extends Actor<ArrayBuffer> {
   onReceive(buffer: ArrayBuffer): void {

@@ -21,11 +21,15 @@ serveWorker(endpoint, {
     Counter: () => new Counter(),
     Incrementer: () => new Incrementer(),
     // Throws at the worker's top level (outside any actor) after handling
-    // job `dieAt`: the worker dies as a script with a bug does.
+    // job `dieAt`: the worker dies as a script with a bug does, in that
+    // turn, so nothing the turn sent (its replies and acknowledgements)
+    // leaves it.
     Recorder: (dieAt: number) =>
-      new Recorder(dieAt, () =>
+      new Recorder(dieAt, () => {
+        endpoint.postMessage = () => {};
         queueMicrotask(() => {
           throw new Error(`killed at job ${dieAt}`);
-        })),
+        });
+      }),
   },
 });

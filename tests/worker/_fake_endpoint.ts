@@ -24,6 +24,8 @@ export class FakeEndpoint implements Endpoint {
   cut = false;
   /** Set to drop what this end posts (a hung worker). */
   mute = false;
+  /** The `n` of every job `{ n }` posted, delivered or not. */
+  readonly posted = new Set<number>();
 
   postMessage(message: unknown, transfer?: object[]): void {
     const copy = structuredClone(
@@ -31,6 +33,13 @@ export class FakeEndpoint implements Endpoint {
       transfer === undefined ? undefined : { transfer: transfer as never },
     );
     this.posts++;
+    if (Array.isArray(copy)) {
+      for (const item of copy) {
+        if (typeof item === "object" && item !== null && "n" in item) {
+          this.posted.add(item.n as number);
+        }
+      }
+    }
     if (this.cut || this.mute) return;
     const other = this.other;
     queueMicrotask(() => {
