@@ -246,7 +246,7 @@ export class WorkerHost extends Actor<unknown> {
     conduit.host = this;
     const heartbeat = this.#settings.heartbeat;
     if (heartbeat !== undefined) {
-      this.#lastHeard = performance.now();
+      this.#lastHeard = this.context.system.scheduler.now();
       this.context.timers.startTimerWithFixedDelay(
         "heartbeat",
         HEARTBEAT,
@@ -319,7 +319,8 @@ export class WorkerHost extends Actor<unknown> {
     }
     if (message instanceof HeartbeatTick) {
       const heartbeat = this.#settings.heartbeat!;
-      if (performance.now() - this.#lastHeard > heartbeat.timeoutMs) {
+      const now = this.context.system.scheduler.now();
+      if (now - this.#lastHeard > heartbeat.timeoutMs) {
         this.#close();
         throw new WorkerDiedError(
           `no answer to the heartbeat within ${heartbeat.timeoutMs} ms`,
@@ -414,8 +415,9 @@ export class WorkerHost extends Actor<unknown> {
   /** A batch from the worker, read in the listener (no extra hop). */
   #receive(batch: unknown): void {
     if (this.#stopped || !Array.isArray(batch)) return;
-    this.#lastHeard = performance.now();
     const system = this.context.system;
+    // The heartbeat's clock is the system's, as its timer is.
+    this.#lastHeard = system.scheduler.now();
     for (let i = 0; i < batch.length;) {
       const kind = batch[i] as number;
       switch (kind) {

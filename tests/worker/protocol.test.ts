@@ -17,6 +17,7 @@ import { PoisonPill } from "../../src/runtime/poison_pill.ts";
 import { Props } from "../../src/runtime/props.ts";
 import { OneForOneStrategy } from "../../src/supervision/strategy.ts";
 import { Transfer } from "../../src/worker/transfer.ts";
+import { ManualScheduler } from "../../src/testing/manual_scheduler.ts";
 import { SpawnInWorker } from "../../src/worker/messages.ts";
 import {
   spawnInWorker,
@@ -38,7 +39,10 @@ import {
 import { fakeWorkers, until } from "./_fake_endpoint.ts";
 import { assertEachOnce, jobNumbers, streamJobs } from "./_jobs.ts";
 
-function setup(options: Partial<WorkerOptions> = {}) {
+function setup(
+  options: Partial<WorkerOptions> = {},
+  scheduler?: ManualScheduler,
+) {
   const fakes = fakeWorkers({
     Echo: () => new Echo(),
     Counter: () => new Counter(),
@@ -53,7 +57,7 @@ function setup(options: Partial<WorkerOptions> = {}) {
         () => fakes.workers[0].crash("killed mid-stream"),
       ),
   });
-  const system = ActorSystem.create("main", { logLevel: "off" });
+  const system = ActorSystem.create("main", { logLevel: "off", scheduler });
   const dead: DeadLetter[] = [];
   system.eventStream.subscribe(DeadLetter, (letter) => dead.push(letter));
   const worker = system.actorOf(
@@ -532,6 +536,30 @@ describe("a supervised worker", () => {
       assert.equal(fakes.workers[0].terminated, true);
       // Spawned again in the new worker (with a fresh count).
       assert.equal(await counter.ask("get"), 0);
+    } finally {
+      await stop();
+    }
+  });
+
+  it("misses the heartbeat on the system's clock (virtual time moves it too)", async () => {
+    const scheduler = new ManualScheduler();
+    const { worker, fakes, stop } = setup({
+      backoff: { minBackoff: 1, maxBackoff: 10 },
+      heartbeat: { intervalMs: 1_000, timeoutMs: 5_000 },
+    }, scheduler);
+    try {
+      const counter = await spawnInWorker<"inc" | "get">(
+        worker,
+        "counter",
+        "Counter",
+      );
+      assert.equal(await counter.ask("get"), 0);
+      fakes.workers[0].inside.mute = true; // hung: nothing comes back
+      await scheduler.timePasses(5_000); // silent for 5 s: not yet over 5 s
+      assert.equal(fakes.workers.length, 1);
+      await scheduler.timePasses(1_000 + 10); // the next beat finds it late
+      assert.equal(fakes.workers.length, 2);
+      assert.equal(fakes.workers[0].terminated, true);
     } finally {
       await stop();
     }
