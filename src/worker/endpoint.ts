@@ -13,7 +13,7 @@
  * @module
  */
 
-import { describeValue, fail } from "../validation.ts";
+import { fail } from "../validation.ts";
 
 /**
  * The event a `message` listener gets: only its `data` is read.
@@ -147,9 +147,10 @@ export function toHandle(value: unknown): WorkerHandle {
       return { endpoint: worker, terminate: () => worker.terminate() };
     }
   }
-  throw new TypeError(
-    `Cannot start worker: "create" must return a Worker or { endpoint, terminate } (got ${
-      describeValue(value)
-    })`,
+  return fail(
+    "start worker",
+    "create()",
+    "a Worker or { endpoint, terminate }",
+    value,
   );
 }
