@@ -363,7 +363,13 @@ export abstract class FaultHandlingStrategy {
   readonly loggingEnabled: boolean;
   /** What happens once the restart limit is exceeded. */
   readonly onLimitExceeded: LimitExceeded;
-  /** `true` when a directive applies to every child, not just the failed one. */
+  /**
+   * `true` when a directive applies to every child, not just the failed one.
+   *
+   * @deprecated Read {@linkcode FaultHandlingStrategy.affectedChildren}
+   * instead: it also says which children a `RestForOneStrategy` affects
+   * (for which this is `false`). Kept for code written before it.
+   */
   abstract readonly appliesToAllChildren: boolean;
 
   /**
