@@ -64,4 +64,9 @@ export {
   truncatedBinaryBackoff,
   type TruncatedBinaryBackoffOptions,
 } from "./truncated_binary.ts";
-export { retry, RetryError, type RetryOptions } from "./retry.ts";
+export {
+  retry,
+  RetryError,
+  type RetryOptions,
+  type RetryScheduler,
+} from "./retry.ts";

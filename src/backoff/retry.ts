@@ -80,7 +80,44 @@ export interface RetryOptions {
    * @default {() => true}
    */
   shouldRetry?: (error: unknown, attempt: number) => boolean;
+  /**
+   * Where the waits between attempts are timed: any object with
+   * `setTimeout(callback, ms)` and `clearTimeout(handle)`, such as an actor
+   * system's `system.scheduler` or the testkit's `ManualScheduler` (so a
+   * test moves the waits in virtual time).
+   *
+   * @default {the host's `setTimeout` and `clearTimeout`}
+   */
+  scheduler?: RetryScheduler;
 }
+
+/**
+ * What {@linkcode retry} times its waits with (`RetryOptions.scheduler`):
+ * the part of a timer API it uses. An actor system's `Scheduler` is one.
+ *
+ * @example Usage
+ * ```ts
+ * import type { RetryScheduler } from "@understudy/core/backoff";
+ *
+ * const host: RetryScheduler = {
+ *   setTimeout: (callback, ms) => globalThis.setTimeout(callback, ms),
+ *   clearTimeout: (handle) => globalThis.clearTimeout(handle as number),
+ * };
+ * ```
+ */
+export interface RetryScheduler {
+  /** Calls `callback` once after `delayMs`; returns a handle for `clearTimeout`. */
+  setTimeout(callback: () => void, delayMs: number): unknown;
+  /** Cancels a timer from `setTimeout`; a handle already fired or cleared is ignored. */
+  clearTimeout(handle: unknown): void;
+}
+
+/** The host's timers: what `retry` waits with unless given a scheduler. */
+const hostTimers: RetryScheduler = {
+  setTimeout: (callback, delayMs) => globalThis.setTimeout(callback, delayMs),
+  clearTimeout: (handle) =>
+    globalThis.clearTimeout(handle as ReturnType<typeof setTimeout>),
+};
 
 /**
  * {@linkcode retry} made `maxAttempts` attempts and each failed: `cause` is
@@ -200,6 +237,19 @@ export function retry<T>(
   if (signal !== undefined && !isAbortSignal(signal)) {
     fail("retry", "signal", "an AbortSignal", signal);
   }
+  const scheduler = options.scheduler ?? hostTimers;
+  if (
+    typeof scheduler !== "object" || scheduler === null ||
+    typeof scheduler.setTimeout !== "function" ||
+    typeof scheduler.clearTimeout !== "function"
+  ) {
+    fail(
+      "retry",
+      "scheduler",
+      "an object with setTimeout and clearTimeout functions",
+      scheduler,
+    );
+  }
 
   return new Promise<T>((resolve, reject) => {
     if (signal?.aborted) {
@@ -208,13 +258,13 @@ export function retry<T>(
     }
     let attempt = 0;
     let done = false;
-    let timer: ReturnType<typeof setTimeout> | undefined;
+    let timer: unknown = undefined;
 
     /** Settles once: clears the wait and stops listening to the signal. */
     const finish = (settle: () => void): void => {
       if (done) return;
       done = true;
-      if (timer !== undefined) globalThis.clearTimeout(timer);
+      if (timer !== undefined) scheduler.clearTimeout(timer);
       timer = undefined;
       signal?.removeEventListener("abort", onAbort);
       settle();
@@ -242,7 +292,7 @@ export function retry<T>(
         finish(() => reject(thrown));
         return;
       }
-      timer = globalThis.setTimeout(run, wait);
+      timer = scheduler.setTimeout(run, wait);
     };
 
     const run = (): void => {

@@ -13,6 +13,7 @@ import {
   RetryError,
 } from "../../src/backoff/mod.ts";
 import { seededRandom } from "./_helpers.ts";
+import { ManualScheduler } from "../../src/testing/manual_scheduler.ts";
 import { countedController } from "../runtime/_helpers.ts";
 
 type Clock = ReturnType<typeof FakeTimers.install>;
@@ -374,6 +375,10 @@ describe("retry: checks its arguments when called", () => {
         () => retry(fn, null as unknown as undefined),
         `"options" must be an object (got null)`,
       ],
+      [
+        () => retry(fn, { scheduler: { setTimeout } as never }),
+        `"scheduler" must be an object with setTimeout and clearTimeout functions (got an object (Object))`,
+      ],
     ];
     for (const [call, message] of cases) {
       assert.throws(call, {
@@ -387,5 +392,49 @@ describe("retry: checks its arguments when called", () => {
     let called = false;
     assert.throws(() => retry(() => (called = true), { maxAttempts: 0 }));
     assert.equal(called, false);
+  });
+});
+
+describe("retry: on a scheduler of the caller's (virtual time)", () => {
+  it("waits on the given scheduler, not the host's timers", async () => {
+    const scheduler = new ManualScheduler();
+    const times: number[] = [];
+    const answer = retry(
+      (attempt) => {
+        times.push(scheduler.now());
+        return attempt < 3 ? Promise.reject(new Error("busy")) : "ok";
+      },
+      {
+        policy: exponentialBackoff({
+          minMs: 100,
+          maxMs: 1_000,
+          randomFactor: 0,
+        }),
+        scheduler,
+      },
+    );
+    await scheduler.timePasses(99);
+    assert.deepEqual(times, [0]);
+    await scheduler.timePasses(1);
+    assert.deepEqual(times, [0, 100]);
+    await scheduler.timePasses(200);
+    assert.deepEqual(times, [0, 100, 300]);
+    assert.equal(await answer, "ok");
+    assert.equal(scheduler.pendingTimers, 0);
+  });
+
+  it("clears its wait on the given scheduler when the signal aborts", async () => {
+    const scheduler = new ManualScheduler();
+    const controller = new AbortController();
+    const answer = retry(() => Promise.reject(new Error("busy")), {
+      policy: { delayFor: () => 1_000 },
+      scheduler,
+      signal: controller.signal,
+    });
+    await scheduler.timePasses(0);
+    assert.equal(scheduler.pendingTimers, 1);
+    controller.abort(new Error("user left"));
+    await assert.rejects(answer, { message: "user left" });
+    assert.equal(scheduler.pendingTimers, 0);
   });
 });
