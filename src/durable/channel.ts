@@ -244,7 +244,7 @@ export class Channel {
     const settings = this.#settings;
     if (
       this.#closed || call.attempts >= settings.maxAttempts ||
-      !mayRetry(settings, error)
+      !mayRetry(settings, error, call.attempts)
     ) return undefined;
     // A broken policy (a throw, NaN, a negative delay) gives up the call
     // rather than retrying at once or jamming the channel.

@@ -47,11 +47,13 @@ export interface RemoteRetryOptions {
    */
   policy?: BackoffPolicy;
   /**
-   * Whether an error may be retried. Default
+   * Whether an error may be retried, given how many calls were made
+   * (`attempt`, 1 after the first failed). Default
    * {@linkcode isRetryableDurableError}: `error.retryable === true` and not
-   * `error.overloaded`. If it throws, the error is not retried.
+   * `error.overloaded`. If it throws, the error is not retried. Not asked
+   * once `maxAttempts` calls were made.
    */
-  shouldRetry?: (error: unknown) => boolean;
+  shouldRetry?: (error: unknown, attempt: number) => boolean;
 }
 
 /** The default of {@linkcode RemoteRetryOptions.maxAttempts}. */
@@ -107,7 +109,7 @@ export function isRetryableDurableError(error: unknown): boolean {
 export interface RetrySettings {
   readonly maxAttempts: number;
   readonly policy: BackoffPolicy;
-  readonly shouldRetry: (error: unknown) => boolean;
+  readonly shouldRetry: (error: unknown, attempt: number) => boolean;
 }
 
 /** Checks `options` (of `action`) and fills in the defaults. Internal. */
@@ -146,10 +148,14 @@ export function retrySettings(
   return { maxAttempts, policy, shouldRetry };
 }
 
-/** `settings.shouldRetry(error)`, false if it throws. Internal. */
-export function mayRetry(settings: RetrySettings, error: unknown): boolean {
+/** `settings.shouldRetry(error, attempt)`, false if it throws. Internal. */
+export function mayRetry(
+  settings: RetrySettings,
+  error: unknown,
+  attempt: number,
+): boolean {
   try {
-    return settings.shouldRetry(error) === true;
+    return settings.shouldRetry(error, attempt) === true;
   } catch {
     return false;
   }

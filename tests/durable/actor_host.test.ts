@@ -165,10 +165,19 @@ describe("durable: ActorHost and remote refs", () => {
     assert.equal(t.ns.calls, 1);
     await t.done();
 
-    const u = pair({ ...quick, shouldRetry: () => true });
+    const asked: number[] = [];
+    const u = pair({
+      ...quick,
+      shouldRetry: (_error, attempt) => {
+        asked.push(attempt);
+        return true;
+      },
+    });
     u.ns.failures.push(overloaded(), overloaded(), overloaded(), overloaded());
     await assert.rejects(u.ref.ask("echo", 1_000), RemoteDeliveryError);
     assert.equal(u.ns.calls, 3);
+    // Asked after the first and second calls; the third was the last allowed.
+    assert.deepEqual(asked, [1, 2]);
     await u.done();
   });
 
