@@ -168,7 +168,7 @@ describe("durable: ActorHost and remote refs", () => {
     const asked: number[] = [];
     const u = pair({
       ...quick,
-      shouldRetry: (_error, attempt) => {
+      shouldRetry: (_error: unknown, attempt: number) => {
         asked.push(attempt);
         return true;
       },
