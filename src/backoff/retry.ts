@@ -288,11 +288,12 @@ export function retry<T>(
           `policy.delayFor(${attempt - 1})`,
           policy.delayFor(attempt - 1),
         );
+        // Inside the try: a scheduler that throws rejects, not hangs.
+        timer = scheduler.setTimeout(run, wait);
       } catch (thrown) {
         finish(() => reject(thrown));
         return;
       }
-      timer = scheduler.setTimeout(run, wait);
     };
 
     const run = (): void => {

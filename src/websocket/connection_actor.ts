@@ -187,6 +187,9 @@ export class ConnectionActor extends Actor<unknown> {
         // supervisor's delays are all 0 and it never gives up.
         minBackoff: 0,
         maxBackoff: 0,
+        // Its count is never read: without a reset rule it starts no
+        // stability timer and publishes no BackoffCounterReset per socket.
+        resetCounter: "never",
         // The socket actors bound the `Send`s waiting (`maxQueued`): the
         // supervisor keeps the few in flight while it spawns the next one.
         maxStashSize: Infinity,

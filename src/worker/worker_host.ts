@@ -312,6 +312,7 @@ export class WorkerHost extends Actor<unknown> {
         this.context.stash();
         return;
       }
+      this.#settings.conduit.taken(); // counted by the gate when it sent it
       return this.#spawn(message);
     }
     if (message instanceof WorkerDown) {

@@ -25,7 +25,7 @@
 
 import { Actor, Terminated } from "../runtime/actor.ts";
 import { DeadLetter } from "../runtime/event_stream.ts";
-import type { ActorRef } from "../runtime/actor_ref.ts";
+import { ActorRef } from "../runtime/actor_ref.ts";
 import { PoisonPill } from "../runtime/poison_pill.ts";
 import { Props } from "../runtime/props.ts";
 import { BackoffSupervisor } from "../patterns/backoff_supervisor.ts";
@@ -157,6 +157,9 @@ class RemoteStandIn extends Actor<unknown> {
     this.#conduit = conduit;
     this.#name = name;
     this.#state = state;
+    // A fresh instance after a restart (whose preRestart ran postStop) may
+    // take the short cut again.
+    state.stopped = false;
   }
 
   onReceive(message: unknown): void {
@@ -205,7 +208,10 @@ function shortcut(
   cut.tell = function (message: unknown, sender?: ActorRef<never>): void {
     if (
       state.queued === 0 && !state.stopped && conduit.open &&
-      message !== PoisonPill
+      message !== PoisonPill &&
+      // A sender that is no ref fails the stand-in's turn, as before, not
+      // the caller's.
+      (sender === undefined || sender instanceof ActorRef)
     ) {
       conduit.send(link, name, message, ref as ActorRef<never>, 0, sender);
       return;
@@ -285,6 +291,10 @@ class WorkerGate extends Actor<unknown> {
     this.#unsubscribe = system.eventStream.subscribe(DeadLetter, (letter) => {
       const out = letter.message;
       if (
+        out instanceof SpawnCommand && letter.recipient.path.startsWith(inside)
+      ) {
+        conduit.taken(); // it will never reach an owner
+      } else if (
         out instanceof Outgoing && letter.recipient.path.startsWith(inside)
       ) {
         conduit.taken(); // it will never reach an owner
@@ -353,6 +363,9 @@ class WorkerGate extends Actor<unknown> {
       request.name,
     );
     shortcut(ref, state, link, conduit, request.name);
+    // Counted as on its way, so no tell takes the short cut to the worker
+    // before the actor it is for was spawned there.
+    conduit.queued++;
     this.#link.tell(command, this.self as ActorRef<never>);
     this.sender?.tell(ref);
   }

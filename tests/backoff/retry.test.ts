@@ -437,4 +437,18 @@ describe("retry: on a scheduler of the caller's (virtual time)", () => {
     await assert.rejects(answer, { message: "user left" });
     assert.equal(scheduler.pendingTimers, 0);
   });
+
+  it("rejects with what the scheduler's setTimeout throws, rather than hang", async () => {
+    const closed = new Error("scheduler closed");
+    const answer = retry(() => Promise.reject(new Error("busy")), {
+      policy: { delayFor: () => 10 },
+      scheduler: {
+        setTimeout: () => {
+          throw closed;
+        },
+        clearTimeout: () => {},
+      },
+    });
+    await assert.rejects(answer, (error) => error === closed);
+  });
 });

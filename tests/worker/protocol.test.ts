@@ -352,6 +352,57 @@ describe("spawning in the worker", () => {
     }
   });
 
+  it("delivers what is told to a new ref in the very turn it arrives, under a BackoffSupervisor too", async () => {
+    for (const backoff of [undefined, { minBackoff: 1, maxBackoff: 10 }]) {
+      const { system, worker, dead, stop } = setup(backoff ? { backoff } : {});
+      try {
+        // A worker already up, so the short cut to it is open.
+        await spawnInWorker(worker, "first", "Echo");
+        let toldAll!: () => void;
+        const told = new Promise<void>((resolve) => (toldAll = resolve));
+        class Requester extends Actor<unknown> {
+          onReceive(message: unknown): void {
+            if (message === "go") {
+              worker.tell(
+                new SpawnInWorker("counter", "Counter"),
+                this.self as ActorRef<never>,
+              );
+            } else {
+              const counter = message as ActorRef<"inc">;
+              counter.tell("inc"); // before the spawn has reached the worker
+              counter.tell("inc");
+              toldAll();
+            }
+          }
+        }
+        system.actorOf(Props.create(() => new Requester())).tell("go");
+        await told;
+        const counter = await spawnInWorker<"inc" | "get">(
+          worker,
+          "counter",
+          "Counter",
+        );
+        assert.equal(await counter.ask("get"), 2, `backoff: ${!!backoff}`);
+        assert.deepEqual(dead, []);
+      } finally {
+        await stop();
+      }
+    }
+  });
+
+  it("lets a tell with a sender that is no ref fail the stand-in, not the caller: the message is a dead letter", async () => {
+    const { worker, dead, stop } = setup();
+    try {
+      const echo = await spawnInWorker<string>(worker, "echo", "Echo");
+      assert.doesNotThrow(() =>
+        echo.tell("hello", "me" as unknown as ActorRef<never>)
+      );
+      await until(() => dead.some((letter) => letter.message === "hello"));
+    } finally {
+      await stop();
+    }
+  });
+
   it("from a factory the worker does not know ends the ref, and its messages are dead letters", async () => {
     const { system, worker, dead, stop } = setup();
     try {
