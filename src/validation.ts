@@ -211,6 +211,29 @@ export function checkPolicy(
   return value as DelayPolicy;
 }
 
+/**
+ * An optional `AbortSignal`: `undefined`, or an object with a boolean
+ * `aborted` and the two listener functions (so a signal from another realm
+ * or a polyfill passes too).
+ */
+export function checkSignal(
+  action: string,
+  option: string,
+  value: unknown,
+): AbortSignal | undefined {
+  const candidate = value as Partial<AbortSignal> | null | undefined;
+  if (
+    candidate !== undefined &&
+    !(typeof candidate === "object" && candidate !== null &&
+      typeof candidate.aborted === "boolean" &&
+      typeof candidate.addEventListener === "function" &&
+      typeof candidate.removeEventListener === "function")
+  ) {
+    fail(action, option, "an AbortSignal", value);
+  }
+  return candidate as AbortSignal | undefined;
+}
+
 /** An actor name: a non-empty string without `/` or whitespace, not starting with `$`. */
 export function checkActorName(
   action: string,

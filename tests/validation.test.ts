@@ -9,6 +9,7 @@ import {
   checkDelay,
   checkDuration,
   checkPolicy,
+  checkSignal,
 } from "../src/validation.ts";
 
 /** Asserts that `call` throws exactly `error` with exactly `message`. */
@@ -168,5 +169,29 @@ describe("checkDuration", () => {
       TypeError,
       'Cannot do it: "ms" must be a number of milliseconds > 0 or Infinity (got "5")',
     );
+  });
+});
+
+describe("checkSignal", () => {
+  it("returns undefined or the signal itself", () => {
+    assert.equal(checkSignal("ask", "signal", undefined), undefined);
+    const { signal } = new AbortController();
+    assert.equal(checkSignal("ask", "signal", signal), signal);
+  });
+
+  it("rejects what is not a signal (an object with only addEventListener too)", () => {
+    for (
+      const [value, shown] of [
+        [null, "null"],
+        ["abort", '"abort"'],
+        [{ addEventListener() {} }, "an object (Object)"],
+      ] as const
+    ) {
+      rejects(
+        () => checkSignal("ask", "signal", value),
+        TypeError,
+        `Cannot ask: "signal" must be an AbortSignal (got ${shown})`,
+      );
+    }
   });
 });

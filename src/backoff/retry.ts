@@ -16,6 +16,7 @@ import {
   checkCount,
   checkDelay,
   checkPolicy,
+  checkSignal,
   describeError,
   fail,
 } from "../validation.ts";
@@ -234,9 +235,7 @@ export function retry<T>(
   if (shouldRetry !== undefined && typeof shouldRetry !== "function") {
     fail("retry", "shouldRetry", "a function", shouldRetry);
   }
-  if (signal !== undefined && !isAbortSignal(signal)) {
-    fail("retry", "signal", "an AbortSignal", signal);
-  }
+  checkSignal("retry", "signal", signal);
   const scheduler = options.scheduler ?? hostTimers;
   if (
     typeof scheduler !== "object" || scheduler === null ||
@@ -315,17 +314,4 @@ export function retry<T>(
     signal?.addEventListener("abort", onAbort);
     run();
   });
-}
-
-/**
- * Whether `value` looks like an `AbortSignal`: an object with a boolean
- * `aborted` and the two listener functions (so a signal from another realm
- * or a polyfill passes too).
- */
-function isAbortSignal(value: unknown): value is AbortSignal {
-  const candidate = value as Partial<AbortSignal> | null;
-  return typeof candidate === "object" && candidate !== null &&
-    typeof candidate.aborted === "boolean" &&
-    typeof candidate.addEventListener === "function" &&
-    typeof candidate.removeEventListener === "function";
 }

@@ -10,7 +10,7 @@
 
 import type { ActorRef, AskOptions } from "../runtime/actor_ref.ts";
 import { DEFAULT_ASK_TIMEOUT_MS } from "../runtime/actor_ref.ts";
-import { checkDelay, fail } from "../validation.ts";
+import { checkDelay, checkSignal } from "../validation.ts";
 import type { Channel } from "./channel.ts";
 import { type RemoteAddress, RemoteRef } from "./remote_ref.ts";
 import type { WirePacket } from "./wire.ts";
@@ -71,14 +71,7 @@ export class ChannelRef<T> extends RemoteRef<T> {
     let signal: AbortSignal | undefined;
     if (typeof options === "object" && options !== null) {
       timeoutMs = options.timeoutMs;
-      signal = options.signal;
-      if (
-        signal !== undefined &&
-        (typeof signal !== "object" || signal === null ||
-          typeof signal.addEventListener !== "function")
-      ) {
-        fail("ask", "signal", "an AbortSignal", signal);
-      }
+      signal = checkSignal("ask", "signal", options.signal);
     }
     const ms = checkDelay(
       "ask",

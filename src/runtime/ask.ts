@@ -19,7 +19,7 @@ import {
   UndeliveredError,
 } from "./actor_ref.ts";
 import type { Scheduler } from "./scheduler.ts";
-import { checkDelay, fail } from "../validation.ts";
+import { checkDelay, checkSignal } from "../validation.ts";
 
 /** What an {@linkcode AskRef} needs from its system. */
 export interface AskOwner {
@@ -73,10 +73,7 @@ export class AskRef<R> extends ActorRef<unknown> {
     let signal: AbortSignal | undefined;
     if (typeof options === "object" && options !== null) {
       timeoutMs = options.timeoutMs;
-      signal = options.signal;
-      if (signal !== undefined && !isAbortSignal(signal)) {
-        fail("ask", "signal", "an AbortSignal", signal);
-      }
+      signal = checkSignal("ask", "signal", options.signal);
     }
     this.timeoutMs = checkDelay(
       "ask",
@@ -158,19 +155,6 @@ export class AskRef<R> extends ActorRef<unknown> {
       this.#onAbort = undefined;
     }
   }
-}
-
-/**
- * Whether `value` looks like an `AbortSignal`: an object with a boolean
- * `aborted` and the two listener functions (so a signal from another realm
- * or a polyfill passes too).
- */
-function isAbortSignal(value: unknown): value is AbortSignal {
-  const candidate = value as Partial<AbortSignal> | null;
-  return typeof candidate === "object" && candidate !== null &&
-    typeof candidate.aborted === "boolean" &&
-    typeof candidate.addEventListener === "function" &&
-    typeof candidate.removeEventListener === "function";
 }
 
 /** The pending asks with one timeout: soonest deadline first, and the timer for the first. */
