@@ -107,3 +107,45 @@ export function askPolicy(policy: BackoffPolicy, attempt: number): AskedDelay {
     }, not a delay in milliseconds >= 0`,
   };
 }
+
+/** A policy that gave no usable delay: what to log, and what it threw if it threw. */
+export interface PolicyFailure {
+  /**
+   * What to log, such as `policy.delayFor(2) returned NaN, not a delay in
+   * milliseconds >= 0; waiting maxBackoff (10000 ms) instead`.
+   */
+  readonly message: string;
+  /** What `delayFor` threw; absent when it returned an unusable value. */
+  readonly error?: unknown;
+}
+
+/**
+ * {@linkcode askPolicy} for callers that wait anyway: the policy's delay, or
+ * `fallbackMs` and the failure to log (`policy.delayFor(n) <problem>;
+ * waiting <fallbackName> instead`), so a broken policy can neither cause a
+ * retry storm nor stop its caller.
+ */
+export function delayOr(
+  policy: BackoffPolicy,
+  attempt: number,
+  fallbackMs: number,
+  fallbackName: string = `${fallbackMs} ms`,
+): { readonly delayMs: number; readonly failure?: PolicyFailure } {
+  const asked = askPolicy(policy, attempt);
+  if (asked.problem === undefined) return { delayMs: asked.delayMs };
+  const message =
+    `policy.delayFor(${attempt}) ${asked.problem}; waiting ${fallbackName} instead`;
+  return {
+    delayMs: fallbackMs,
+    failure: "error" in asked ? { message, error: asked.error } : { message },
+  };
+}
+
+/** Logs a {@linkcode PolicyFailure} as an error, with what was thrown if anything was. */
+export function logPolicyFailure(
+  log: { error(message: string, ...data: unknown[]): void },
+  failure: PolicyFailure,
+): void {
+  if ("error" in failure) log.error(failure.message, failure.error);
+  else log.error(failure.message);
+}

@@ -9,8 +9,7 @@
  */
 
 import type { ActorRef, AskOptions } from "../runtime/actor_ref.ts";
-import { DEFAULT_ASK_TIMEOUT_MS } from "../runtime/actor_ref.ts";
-import { checkDelay, checkSignal } from "../validation.ts";
+import { readAskOptions } from "../runtime/ask.ts";
 import type { Channel } from "./channel.ts";
 import { type RemoteAddress, RemoteRef } from "./remote_ref.ts";
 import type { WirePacket } from "./wire.ts";
@@ -67,17 +66,7 @@ export class ChannelRef<T> extends RemoteRef<T> {
   }
 
   ask<R = unknown>(message: T, options?: number | AskOptions): Promise<R> {
-    let timeoutMs: unknown = options;
-    let signal: AbortSignal | undefined;
-    if (typeof options === "object" && options !== null) {
-      timeoutMs = options.timeoutMs;
-      signal = checkSignal("ask", "signal", options.signal);
-    }
-    const ms = checkDelay(
-      "ask",
-      "timeoutMs",
-      timeoutMs === undefined ? DEFAULT_ASK_TIMEOUT_MS : timeoutMs,
-    );
+    const { timeoutMs: ms, signal } = readAskOptions(options);
     if (signal?.aborted) return Promise.reject(signal.reason);
     return new Promise<R>((resolve, reject) => {
       let onAbort: (() => void) | undefined;

@@ -46,7 +46,7 @@
  * @module
  */
 
-import { askPolicy } from "../backoff/_policy.ts";
+import { delayOr, logPolicyFailure } from "../backoff/_policy.ts";
 import { Actor, Terminated } from "../runtime/actor.ts";
 import type { ActorRef } from "../runtime/actor_ref.ts";
 import { Props } from "../runtime/props.ts";
@@ -527,13 +527,13 @@ export class BackoffSender<M> extends Actor<unknown> {
    * timer can wait.
    */
   #delayFor(retryCount: number): number {
-    const asked = askPolicy(this.#settings.policy, retryCount);
-    if (asked.problem === undefined) return asked.delayMs;
-    const text =
-      `policy.delayFor(${retryCount}) ${asked.problem}; waiting ${BACKOFF_SENDER_FALLBACK_DELAY_MS} ms instead`;
-    if ("error" in asked) this.log.error(text, asked.error);
-    else this.log.error(text);
-    return BACKOFF_SENDER_FALLBACK_DELAY_MS;
+    const { delayMs, failure } = delayOr(
+      this.#settings.policy,
+      retryCount,
+      BACKOFF_SENDER_FALLBACK_DELAY_MS,
+    );
+    if (failure !== undefined) logPolicyFailure(this.log, failure);
+    return delayMs;
   }
 
   #publish(event: BackoffSenderEvent): void {

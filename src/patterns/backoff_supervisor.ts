@@ -61,6 +61,7 @@ import type {
   BackoffDecision,
   Termination,
 } from "../supervision/backoff_decision.ts";
+import { logPolicyFailure } from "../backoff/_policy.ts";
 import { mayRestart } from "../supervision/restart_type.ts";
 import { type Directive, OneForOneStrategy } from "../supervision/strategy.ts";
 import { describeError, describeValue } from "../validation.ts";
@@ -530,12 +531,8 @@ export class BackoffSupervisor<T> extends Actor<unknown> {
     switch (verdict.action) {
       case "respawn": {
         const failure = verdict.policyFailure;
-        if (failure !== undefined) {
-          // A throw is logged with what was thrown; a bad value is in the text.
-          if ("error" in failure) {
-            this.log.error(failure.message, failure.error);
-          } else this.log.error(failure.message);
-        }
+        // A throw is logged with what was thrown; a bad value is in the text.
+        if (failure !== undefined) logPolicyFailure(this.log, failure);
         this.#publish(
           new BackoffScheduled(this.#me, verdict.restartCount, verdict.delayMs),
         );

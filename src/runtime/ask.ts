@@ -69,17 +69,8 @@ export class AskRef<R> extends ActorRef<unknown> {
     options: number | AskOptions | undefined,
   ) {
     super();
-    let timeoutMs: unknown = options;
-    let signal: AbortSignal | undefined;
-    if (typeof options === "object" && options !== null) {
-      timeoutMs = options.timeoutMs;
-      signal = checkSignal("ask", "signal", options.signal);
-    }
-    this.timeoutMs = checkDelay(
-      "ask",
-      "timeoutMs",
-      timeoutMs === undefined ? DEFAULT_ASK_TIMEOUT_MS : timeoutMs,
-    );
+    const { timeoutMs, signal } = readAskOptions(options);
+    this.timeoutMs = timeoutMs;
     this.#owner = owner;
     this.#target = target;
     this.deadline = owner.scheduler.now() + this.timeoutMs;
@@ -155,6 +146,30 @@ export class AskRef<R> extends ActorRef<unknown> {
       this.#onAbort = undefined;
     }
   }
+}
+
+/**
+ * An ask's options, checked: a number is the timeout; an object may give
+ * `timeoutMs` (default {@linkcode DEFAULT_ASK_TIMEOUT_MS}) and `signal`.
+ * Every kind of ref reads them here (local, Durable Objects). Internal.
+ */
+export function readAskOptions(
+  options: number | AskOptions | undefined,
+): { timeoutMs: number; signal: AbortSignal | undefined } {
+  let timeoutMs: unknown = options;
+  let signal: AbortSignal | undefined;
+  if (typeof options === "object" && options !== null) {
+    timeoutMs = options.timeoutMs;
+    signal = checkSignal("ask", "signal", options.signal);
+  }
+  return {
+    timeoutMs: checkDelay(
+      "ask",
+      "timeoutMs",
+      timeoutMs === undefined ? DEFAULT_ASK_TIMEOUT_MS : timeoutMs,
+    ),
+    signal,
+  };
 }
 
 /** The pending asks with one timeout: soonest deadline first, and the timer for the first. */

@@ -15,7 +15,7 @@
  */
 
 import type { BackoffPolicy } from "../backoff/backoff_policy.ts";
-import { askPolicy } from "../backoff/_policy.ts";
+import { delayOr, type PolicyFailure } from "../backoff/_policy.ts";
 
 /**
  * When the restart count goes back to 0:
@@ -74,15 +74,7 @@ export type Verdict =
   | { readonly action: "complete" };
 
 /** A policy that gave no usable delay, as a {@linkcode Verdict} reports it. */
-export interface PolicyFailure {
-  /**
-   * What to log, such as `policy.delayFor(2) returned NaN, not a delay in
-   * milliseconds >= 0; waiting maxBackoff (10000 ms) instead`.
-   */
-  readonly message: string;
-  /** What `delayFor` threw; absent when it returned an unusable value. */
-  readonly error?: unknown;
-}
+export type { PolicyFailure };
 
 /** The inputs of {@linkcode BackoffDecision}. */
 export interface BackoffDecisionOptions {
@@ -94,6 +86,8 @@ export interface BackoffDecisionOptions {
    * `MAX_TIMER_DELAY_MS`: both supervisor styles check it where it is given.
    */
   readonly maxBackoff: number;
+  /** How a log line names `maxBackoff`; default `maxBackoff (<n> ms)`. */
+  readonly fallbackName?: string;
   readonly resetCounter: ResetCounter;
   readonly triggerOn: TriggerOn;
   readonly maxRestarts: number;
@@ -170,21 +164,16 @@ export class BackoffDecision {
     // comes back clamped to what a timer can wait, anything else as a
     // problem. The clamp there is the only one between a policy and the
     // timer: `maxBackoff` was checked against the same bound.
-    const asked = askPolicy(policy, restartCount);
-    if (asked.problem === undefined) {
-      return { action: "respawn", delayMs: asked.delayMs, restartCount };
-    }
     // A custom policy is user code: its failure must not undo the decision,
     // nor cause a restart storm.
-    const message =
-      `policy.delayFor(${restartCount}) ${asked.problem}; waiting maxBackoff (${maxBackoff} ms) instead`;
-    return {
-      action: "respawn",
-      delayMs: maxBackoff,
+    const { delayMs, failure } = delayOr(
+      policy,
       restartCount,
-      policyFailure: "error" in asked
-        ? { message, error: asked.error }
-        : { message },
-    };
+      maxBackoff,
+      this.#options.fallbackName ?? `maxBackoff (${maxBackoff} ms)`,
+    );
+    return failure === undefined
+      ? { action: "respawn", delayMs, restartCount }
+      : { action: "respawn", delayMs, restartCount, policyFailure: failure };
   }
 }

@@ -4,8 +4,10 @@
 /**
  * OTP's restart types: whether an actor may be brought back once it has
  * ended, set per actor on its `Props` (`Props.create(factory, { restart })`).
- * Pure: every supervisor style asks {@linkcode mayRestart} at the point where
- * it decides to restart or respawn.
+ * Pure: every supervisor style (classic, typed, the BackoffSupervisor) asks
+ * {@linkcode mayRestart} at the point where it decides to restart or
+ * respawn. The BackoffSender does not: it exists to deliver every message,
+ * so its child always comes back until `maxAttempts` gives a message up.
  *
  * | type          | after a failure | after a normal stop |
  * | ------------- | --------------- | ------------------- |

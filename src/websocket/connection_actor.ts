@@ -21,7 +21,7 @@
  * Retries are counted, waited, reset and given up by a
  * {@linkcode BackoffDecision}, the rules both supervisor styles use: the
  * count is its `restartCount`, the delay its verdict's (the policy asked
- * through `askPolicy`; one that gives no usable delay means 30 s, logged),
+ * through `delayOr`; one that gives no usable delay means 30 s, logged),
  * and `maxRetries` is its `maxRestarts`. Its reset is `"manual"`: the
  * count goes back to 0 when the socket actor reports `SocketStable` (open
  * for `minUptimeMs`, measured from the open event, not from the socket
@@ -35,12 +35,9 @@
  * @module
  */
 
-import { askPolicy } from "../backoff/_policy.ts";
+import { delayOr, logPolicyFailure } from "../backoff/_policy.ts";
 import { Actor } from "../runtime/actor.ts";
-import {
-  BackoffDecision,
-  type PolicyFailure,
-} from "../supervision/backoff_decision.ts";
+import { BackoffDecision } from "../supervision/backoff_decision.ts";
 import type { ActorRef } from "../runtime/actor_ref.ts";
 import { Props } from "../runtime/props.ts";
 import { BackoffSupervisor } from "../patterns/backoff_supervisor.ts";
@@ -165,6 +162,7 @@ export class ConnectionActor extends Actor<unknown> {
       policy: settings.policy,
       minBackoff: 0,
       maxBackoff: FALLBACK_DELAY_MS,
+      fallbackName: `${FALLBACK_DELAY_MS} ms`,
       resetCounter: "manual",
       triggerOn: "any",
       maxRestarts: settings.maxRetries,
@@ -444,7 +442,9 @@ export class ConnectionActor extends Actor<unknown> {
         ),
       );
     }
-    if (verdict.policyFailure) this.#policyFailed(verdict.policyFailure);
+    if (verdict.policyFailure) {
+      logPolicyFailure(this.log, verdict.policyFailure);
+    }
     this.#publish(
       new WebSocketReconnectScheduled(
         this.self,
@@ -466,20 +466,13 @@ export class ConnectionActor extends Actor<unknown> {
    * logged and the wait is 30 s.
    */
   #firstDelay(): number {
-    const asked = askPolicy(this.#settings.policy, 0);
-    if (asked.problem === undefined) return asked.delayMs;
-    this.#policyFailed({
-      ...asked,
-      message:
-        `policy.delayFor(0) ${asked.problem}; waiting ${FALLBACK_DELAY_MS} ms instead`,
-    });
-    return FALLBACK_DELAY_MS;
-  }
-
-  /** Logs a policy that gave no usable delay, with what it threw if it threw. */
-  #policyFailed(failure: PolicyFailure): void {
-    if ("error" in failure) this.log.error(failure.message, failure.error);
-    else this.log.error(failure.message);
+    const { delayMs, failure } = delayOr(
+      this.#settings.policy,
+      0,
+      FALLBACK_DELAY_MS,
+    );
+    if (failure !== undefined) logPolicyFailure(this.log, failure);
+    return delayMs;
   }
 
   #droppedOne(send: Send, reason: string): void {
