@@ -130,7 +130,10 @@ import {
   watchWith,
 } from "./watch.ts";
 import type { RestartType } from "../supervision/restart_type.ts";
-import { FaultHandlingStrategy } from "../supervision/strategy.ts";
+import {
+  checkStrategy,
+  type FaultHandlingStrategy,
+} from "../supervision/strategy.ts";
 import {
   type FailureHandling,
   handleFailure,
@@ -776,15 +779,8 @@ export class ActorCell<T> extends ActorRef<T>
         );
       }
       const strategy = actor.supervisorStrategy;
-      if (
-        strategy !== undefined && !(strategy instanceof FaultHandlingStrategy)
-      ) {
-        fail(
-          `start ${this.path}`,
-          "supervisorStrategy",
-          "a OneForOneStrategy, AllForOneStrategy or RestForOneStrategy",
-          strategy,
-        );
+      if (strategy !== undefined) {
+        checkStrategy(`start ${this.path}`, "supervisorStrategy", strategy);
       }
     } catch (error) {
       this.fail(error);

@@ -9,8 +9,9 @@
  */
 
 import {
+  checkStrategy,
   defaultStrategy,
-  FaultHandlingStrategy,
+  type FaultHandlingStrategy,
 } from "../supervision/strategy.ts";
 import { describeValue, fail } from "../validation.ts";
 import { Actor } from "./actor.ts";
@@ -160,14 +161,7 @@ export class SystemCore implements AskOwner {
     this.scheduler = scheduler;
     this.pendingAsks = new PendingAsks(scheduler);
     const strategy = options.guardianStrategy ?? defaultStrategy;
-    if (!(strategy instanceof FaultHandlingStrategy)) {
-      fail(
-        "create actor system",
-        "guardianStrategy",
-        "a OneForOneStrategy, AllForOneStrategy or RestForOneStrategy",
-        strategy,
-      );
-    }
+    checkStrategy("create actor system", "guardianStrategy", strategy);
     this.log = new Logger(() => `/${system.name}`, this.logLevel, sink);
     this.eventStream = new EventStream((error) =>
       this.log.error("event stream listener threw", error)

@@ -39,7 +39,15 @@
  */
 
 import { ringSlots } from "./mailbox.ts";
-import { now } from "./timers.ts";
+import { realScheduler } from "./scheduler.ts";
+
+/**
+ * The host's clock for the dispatcher's slices, which belong to no system
+ * (everything else reads its system's scheduler).
+ */
+function now(): number {
+  return realScheduler.now();
+}
 
 /** Something the dispatcher can run: an actor cell. */
 export interface Runnable {

@@ -15,16 +15,7 @@
 
 import { checkDelay, fail } from "../validation.ts";
 import { Notice } from "./mailbox.ts";
-import { realScheduler, type Scheduler } from "./scheduler.ts";
-
-/**
- * The host's clock, in milliseconds (see {@linkcode realScheduler}). For
- * what does not belong to a system (the dispatcher's slices); everything
- * else reads its system's scheduler. Internal to the runtime.
- */
-export function now(): number {
-  return realScheduler.now();
-}
+import type { Scheduler } from "./scheduler.ts";
 
 /**
  * Keyed timers of one actor, as `this.context.timers`. Each delivers its

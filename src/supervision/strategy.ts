@@ -296,6 +296,28 @@ export interface RestartStatistics {
 }
 
 /**
+ * `value` if it is a classic strategy (a {@linkcode FaultHandlingStrategy});
+ * else the one TypeError, naming `option`. Internal: what the system's
+ * guardian, an actor's `supervisorStrategy` and a worker's `strategy` are
+ * checked with.
+ */
+export function checkStrategy(
+  action: string,
+  option: string,
+  value: unknown,
+): FaultHandlingStrategy {
+  if (!(value instanceof FaultHandlingStrategy)) {
+    fail(
+      action,
+      option,
+      "a OneForOneStrategy, AllForOneStrategy or RestForOneStrategy",
+      value,
+    );
+  }
+  return value;
+}
+
+/**
  * Decides whether one more restart is allowed, and counts it if so. A window
  * opens at the first failure; a failure after the window has passed opens a
  * new one with a fresh count.

@@ -219,7 +219,7 @@ export class ManualScheduler implements Scheduler {
    * ```
    */
   async timePasses(ms: number): Promise<void> {
-    await this.advanceUntil(() => false, ms);
+    await this.#advance("timePasses", () => false, ms);
   }
 
   /**
@@ -239,8 +239,17 @@ export class ManualScheduler implements Scheduler {
    * console.log(scheduler.now()); // 40
    * ```
    */
-  async advanceUntil(done: () => boolean, ms: number): Promise<boolean> {
-    const targetMs = this.#nowMs + checkDelay("timePasses", "ms", ms);
+  advanceUntil(done: () => boolean, ms: number): Promise<boolean> {
+    return this.#advance("advanceUntil", done, ms);
+  }
+
+  /** Both ways of moving time; `action` names the call in an error. */
+  async #advance(
+    action: string,
+    done: () => boolean,
+    ms: number,
+  ): Promise<boolean> {
+    const targetMs = this.#nowMs + checkDelay(action, "ms", ms);
     await settle();
     for (;;) {
       if (done()) return true;

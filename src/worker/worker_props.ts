@@ -31,7 +31,8 @@ import { Props } from "../runtime/props.ts";
 import { BackoffSupervisor } from "../patterns/backoff_supervisor.ts";
 import type { BackoffOptions } from "../patterns/backoff_options.ts";
 import {
-  FaultHandlingStrategy,
+  checkStrategy,
+  type FaultHandlingStrategy,
   stoppingStrategy,
 } from "../supervision/strategy.ts";
 import { checkDelay, describeValue, fail } from "../validation.ts";
@@ -426,16 +427,8 @@ export function workerProps(options: WorkerOptions): Props<WorkerCommand> {
       options.strategy,
     );
   }
-  if (
-    options.strategy !== undefined &&
-    !(options.strategy instanceof FaultHandlingStrategy)
-  ) {
-    fail(
-      action,
-      "strategy",
-      "a OneForOneStrategy or AllForOneStrategy",
-      options.strategy,
-    );
+  if (options.strategy !== undefined) {
+    checkStrategy(action, "strategy", options.strategy);
   }
   if (options.backoff !== undefined) {
     if (typeof options.backoff !== "object" || options.backoff === null) {
