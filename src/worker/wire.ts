@@ -451,11 +451,20 @@ export class Exports<R extends object> {
   }
 
   #sweep(): void {
-    for (const [id, ref] of this.#refs) {
-      if (ref.deref() === undefined) this.#refs.delete(id);
-    }
-    this.#sweepAt = Math.max(SWEEP_AT, this.#refs.size * 2);
+    this.#sweepAt = sweep(this.#refs);
   }
+}
+
+/**
+ * Drops the entries whose ref was collected; returns the size at which to
+ * sweep next (twice what is left, at least `SWEEP_AT`), so sweeping costs
+ * amortised O(1) an entry.
+ */
+function sweep(refs: Map<unknown, WeakRef<object>>): number {
+  for (const [key, weak] of refs) {
+    if (weak.deref() === undefined) refs.delete(key);
+  }
+  return Math.max(SWEEP_AT, refs.size * 2);
 }
 
 /**
@@ -478,12 +487,7 @@ export class Imports<R extends object> {
     if (ref === undefined) {
       ref = this.#make(id);
       this.#refs.set(id, new WeakRef(ref));
-      if (this.#refs.size >= this.#sweepAt) {
-        for (const [key, weak] of this.#refs) {
-          if (weak.deref() === undefined) this.#refs.delete(key);
-        }
-        this.#sweepAt = Math.max(SWEEP_AT, this.#refs.size * 2);
-      }
+      if (this.#refs.size >= this.#sweepAt) this.#sweepAt = sweep(this.#refs);
     }
     return ref;
   }

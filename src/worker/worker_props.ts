@@ -247,7 +247,8 @@ class WorkerGate extends Actor<unknown> {
   /** The actors to spawn in each new worker, by name. */
   readonly #spawns = new Map<string, SpawnCommand>();
   #link!: ActorRef<unknown>;
-  #conduit: Conduit = new Conduit();
+  /** Made with the link, in preStart (one per incarnation of the gate). */
+  #conduit!: Conduit;
   #unsubscribe: (() => void) | undefined = undefined;
 
   constructor(settings: GateSettings) {
