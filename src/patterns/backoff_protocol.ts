@@ -268,6 +268,19 @@ export class RespawnNow {
   declare private readonly brand: "respawn-now";
 }
 
+// The protocol's messages carry nothing: one instance each, shared by the
+// BackoffSupervisor and the BackoffSender (matched by class). Internal.
+/** @internal */
+export const GET_CURRENT_CHILD: GetCurrentChild =
+  /* @__PURE__ */ new GetCurrentChild();
+/** @internal */
+export const GET_RESTART_COUNT: GetRestartCount =
+  /* @__PURE__ */ new GetRestartCount();
+/** @internal */
+export const RESET: ResetRestartCount = /* @__PURE__ */ new ResetRestartCount();
+/** @internal */
+export const RESPAWN_NOW: RespawnNow = /* @__PURE__ */ new RespawnNow();
+
 /**
  * The reply to `GetCurrentChild`: the running child, or `undefined` while
  * there is none (the child is stopping, or the supervisor waits to respawn).

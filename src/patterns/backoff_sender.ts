@@ -59,9 +59,13 @@ import { type Directive, OneForOneStrategy } from "../supervision/strategy.ts";
 import { describeError } from "../validation.ts";
 import {
   CurrentChild,
+  GET_CURRENT_CHILD,
+  GET_RESTART_COUNT,
   GetCurrentChild,
   GetRestartCount,
+  RESET,
   ResetRestartCount,
+  RESPAWN_NOW,
   RespawnNow,
   RestartCount,
 } from "./backoff_protocol.ts";
@@ -101,11 +105,6 @@ type SenderState =
     /** The timer's message. */
     readonly due: ResendDue;
   };
-
-const GET_CURRENT_CHILD = /* @__PURE__ */ new GetCurrentChild();
-const GET_RESTART_COUNT = /* @__PURE__ */ new GetRestartCount();
-const RESET = /* @__PURE__ */ new ResetRestartCount();
-const RESPAWN_NOW = /* @__PURE__ */ new RespawnNow();
 
 /** The timer's key. */
 const RESEND = "resend";

@@ -80,9 +80,13 @@ import {
   type BackoffProtocol,
   BackoffScheduled,
   CurrentChild,
+  GET_CURRENT_CHILD,
+  GET_RESTART_COUNT,
   GetCurrentChild,
   GetRestartCount,
+  RESET,
   ResetRestartCount,
+  RESPAWN_NOW,
   RespawnNow,
   RestartCount,
 } from "./backoff_protocol.ts";
@@ -126,11 +130,6 @@ type ChildState<T> =
     /** What the child threw (a crash only), logged when `Terminated` arrives. */
     readonly error?: unknown;
   };
-
-const GET_CURRENT_CHILD = /* @__PURE__ */ new GetCurrentChild();
-const GET_RESTART_COUNT = /* @__PURE__ */ new GetRestartCount();
-const RESET = /* @__PURE__ */ new ResetRestartCount();
-const RESPAWN_NOW = /* @__PURE__ */ new RespawnNow();
 
 /**
  * A clock reading that failed. Earlier than any start, so a child started
