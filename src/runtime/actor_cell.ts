@@ -122,12 +122,12 @@ import {
 import { ActorTimers, type TimerScheduler, TimerTicket } from "./timers.ts";
 import { type Envelope, releaseUndelivered } from "./undelivered.ts";
 import {
+  addWatch,
   announceTermination,
   openTerminated,
+  TERMINATED,
   type TerminatedNotice,
   unwatch,
-  watch,
-  watchWith,
 } from "./watch.ts";
 import type { RestartType } from "../supervision/restart_type.ts";
 import {
@@ -403,29 +403,25 @@ export class ActorCell<T> extends ActorRef<T>
   }
 
   watch<R>(ref: ActorRef<R>): ActorRef<R> {
-    if (!(ref instanceof ActorCell)) {
-      fail(
-        "watch",
-        "ref",
-        "an actor's ref, as from actorOf (not dead letters or an ask's temporary ref)",
-        ref,
-      );
-    }
-    if (ref !== this.#cell) watch(this.#cell, ref as ActorCell<never>);
-    return ref;
+    return this.#watch("watch", ref, TERMINATED);
   }
 
   watchWith<R>(ref: ActorRef<R>, message: T): ActorRef<R> {
+    return this.#watch("watchWith", ref, message);
+  }
+
+  /** Both ways of watching: only actors can be, and watching oneself does nothing. */
+  #watch<R>(action: string, ref: ActorRef<R>, message: unknown): ActorRef<R> {
     if (!(ref instanceof ActorCell)) {
       fail(
-        "watchWith",
+        action,
         "ref",
         "an actor's ref, as from actorOf (not dead letters or an ask's temporary ref)",
         ref,
       );
     }
     if (ref !== this.#cell) {
-      watchWith(this.#cell, ref as ActorCell<never>, message);
+      addWatch(this.#cell, ref as ActorCell<never>, message);
     }
     return ref;
   }

@@ -24,8 +24,8 @@ import { describeValue } from "../validation.ts";
 
 type Cell = ActorCell<never>;
 
-/** What `watching` holds for a plain `watch`: deliver a {@linkcode Terminated}. */
-const TERMINATED: unique symbol = Symbol("Terminated");
+/** What `watching` holds for a plain `watch`: deliver a {@linkcode Terminated}. Internal. */
+export const TERMINATED: unique symbol = Symbol("Terminated");
 
 /** A watched actor's end, queued for a watcher. */
 export class TerminatedNotice extends Notice {
@@ -45,28 +45,13 @@ export class DeathWatch {
   watching: Map<Cell, unknown> | undefined = undefined;
 }
 
-/** `watcher` starts watching `target` (already checked to be another cell). */
-export function watch(watcher: Cell, target: Cell): void {
-  addWatch(watcher, target, TERMINATED);
-}
-
 /**
- * `watcher` starts watching `target` (already checked to be another cell);
- * when it ends, `watcher` gets `message` instead of a Terminated.
+ * `watcher` starts watching `target` (already checked to be another cell):
+ * when it ends, `watcher` gets `message` (TERMINATED for a plain `watch`:
+ * a Terminated). Watching again with the same message changes nothing;
+ * with another, it throws (as in Akka: `unwatch` first).
  */
-export function watchWith(
-  watcher: Cell,
-  target: Cell,
-  message: unknown,
-): void {
-  addWatch(watcher, target, message);
-}
-
-/**
- * Watching again with the same message changes nothing; with another, it
- * throws (as in Akka: `unwatch` first).
- */
-function addWatch(watcher: Cell, target: Cell, message: unknown): void {
+export function addWatch(watcher: Cell, target: Cell, message: unknown): void {
   const own = watcher.ensureExtras().deathWatch ??= new DeathWatch();
   const watching = own.watching ??= new Map();
   if (watching.has(target)) {
