@@ -97,7 +97,12 @@ class ResendDue {}
 /** The sender's state: exactly one of these at a time (see the module doc). */
 type SenderState =
   | { readonly kind: "delivering"; readonly child: ActorRef<never> }
-  | { readonly kind: "dying"; readonly child: ActorRef<never> }
+  | {
+    readonly kind: "dying";
+    readonly child: ActorRef<never>;
+    /** What the child threw (a crash only), logged when `Terminated` arrives. */
+    readonly error?: unknown;
+  }
   | {
     readonly kind: "waiting";
     /** A fresh child, given nothing yet; `undefined`: spawn one when the wait ends. */
@@ -380,23 +385,24 @@ export class BackoffSender<M> extends Actor<unknown> {
   /**
    * delivering or waiting → dying, told by the decider of the stopping
    * strategy the moment the child fails (in the child's turn), so that
-   * nothing more is delivered to a dying child.
+   * nothing more is delivered to a dying child. The failure is logged in
+   * this actor's own turn, when `Terminated` arrives (as the
+   * BackoffSupervisor does).
    */
   #childFailed(error: unknown): Directive {
     const state = this.#state;
     if (state.kind !== "dying" && state.child !== undefined) {
-      this.log.warn(
-        `child ${state.child.path} failed: ${describeError(error)}`,
-      );
-      this.#dying(state.child);
+      this.#dying(state.child, { error });
     }
     return "stop";
   }
 
   /** The child is going: no more deliveries to it, and no re-send while it goes. */
-  #dying(child: ActorRef<never>): void {
+  #dying(child: ActorRef<never>, crash?: { error: unknown }): void {
     if (this.#state.kind === "waiting") this.context.timers.cancel(RESEND);
-    this.#state = { kind: "dying", child };
+    this.#state = crash === undefined
+      ? { kind: "dying", child }
+      : { kind: "dying", child, error: crash.error };
   }
 
   /**
@@ -429,6 +435,9 @@ export class BackoffSender<M> extends Actor<unknown> {
   #childTerminated(ref: ActorRef<never>): void {
     const state = this.#state;
     if (state.child !== ref) return; // an earlier child's, or a stranger's
+    if (state.kind === "dying" && "error" in state) {
+      this.log.warn(`child ${ref.path} failed: ${describeError(state.error)}`);
+    }
     if (state.kind === "waiting") this.context.timers.cancel(RESEND);
     const { maxAttempts } = this.#settings;
     const { tried, exhausted } = this.#ledger.settle(ref, maxAttempts);

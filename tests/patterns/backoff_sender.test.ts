@@ -9,7 +9,7 @@ import assert from "node:assert/strict";
 import {
   Actor,
   type ActorRef,
-  type ActorSystem,
+  ActorSystem,
   type CurrentChild,
   DeadLetter,
   Props,
@@ -793,5 +793,42 @@ describe("BackoffSender options", () => {
       TypeError,
     );
     assert.equal(new BackoffSender.Ack(7).id, 7);
+  });
+});
+
+describe("BackoffSender: logging", () => {
+  it("logs a child's failure once, with the error, when the child's Terminated arrives", async () => {
+    const scheduler = new ManualScheduler();
+    const records: { level: string; message: string }[] = [];
+    const logged = ActorSystem.create("logged", {
+      scheduler,
+      logLevel: "warn",
+      logger: (record) => records.push(record),
+    });
+    class Failing extends Actor<BackoffSenderTracked<string>> {
+      onReceive(): void {
+        throw new Error("boom");
+      }
+    }
+    const sender = logged.actorOf(
+      BackoffSender.props({
+        childProps: Props.create(() => new Failing()),
+        childName: "failing",
+        policy: { delayFor: () => 1_000 },
+        maxAttempts: 1,
+      }),
+      "sender",
+    );
+    sender.tell("job");
+    await scheduler.timePasses(0);
+    const warnings = records.filter((r) =>
+      r.level === "warn" && /child .* failed/.test(r.message)
+    );
+    assert.equal(warnings.length, 1);
+    assert.match(
+      warnings[0].message,
+      /^child \/user\/sender\/failing-\d+ failed: Error: boom$/,
+    );
+    await logged.terminate();
   });
 });
