@@ -94,6 +94,7 @@ import {
   scheduleRestart,
 } from "./restart_after.ts";
 import { become, stash, unbecome, unstashAll } from "./stash.ts";
+import { TrackedMessage } from "./tracked_message.ts";
 import {
   AWAITING_PARENT,
   BUSY,
@@ -515,12 +516,13 @@ export class ActorCell<T> extends ActorRef<T>
         // check does not count against the inlining budget of the turn; and
         // `typeof` first, so that a number or a string is not compared with
         // an object (a generic comparison, measured at ~10% of a ping-pong).
-        // A queued PoisonPill is known in #invoke, by its type; sending the
-        // handed message through #invoke too, to check in one place, cost
-        // 3 to 12% of a ping-pong on Node.
+        // A queued notice (a PoisonPill, a tracked message) is opened in
+        // #invoke, by its type; sending every handed message through
+        // #invoke too, to check in one place, cost 3 to 12% of a ping-pong
+        // on Node.
         const message = this.currentMessage;
-        if (typeof message === "object" && message === PoisonPill) {
-          this.#poisoned(this.currentSender);
+        if (typeof message === "object" && message instanceof Notice) {
+          this.#invoke(message, this.currentSender);
         } else this.#receive(); // the handed message is already current
       } else {
         this.settleHanded();
@@ -609,9 +611,14 @@ export class ActorCell<T> extends ActorRef<T>
         return;
       }
       if (message === PoisonPill) return this.#poisoned(sender);
-      const notice = message as TerminatedNotice;
-      sender = notice.ref;
-      message = openTerminated(this as unknown as ActorCell<never>, notice);
+      if (message instanceof TrackedMessage) {
+        message.taken();
+        message = message.message;
+      } else {
+        const notice = message as TerminatedNotice;
+        sender = notice.ref;
+        message = openTerminated(this as unknown as ActorCell<never>, notice);
+      }
     }
     this.currentMessage = message;
     this.currentSender = sender as ActorRef<unknown> | undefined;

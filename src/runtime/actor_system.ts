@@ -29,6 +29,7 @@ import {
 } from "./logging.ts";
 import { Props } from "./props.ts";
 import { isScheduler, realScheduler, type Scheduler } from "./scheduler.ts";
+import { TrackedMessage } from "./tracked_message.ts";
 import { checkDelay } from "../validation.ts";
 
 /** The default of {@linkcode ActorSystemOptions.shutdownTimeoutMs}. */
@@ -181,7 +182,8 @@ export class SystemCore implements AskOwner {
 
   /**
    * Publishes an undelivered message. If its sender is a pending `ask`, that
-   * ask fails at once instead of waiting for its timeout.
+   * ask fails at once instead of waiting for its timeout. A tracked message
+   * (`tracked_message.ts`) hears of it, and the message inside is published.
    */
   deadLetter(
     message: unknown,
@@ -189,6 +191,10 @@ export class SystemCore implements AskOwner {
     recipient: ActorRef<never>,
     reason: string,
   ): void {
+    if (message instanceof TrackedMessage) {
+      message.undelivered(reason);
+      message = message.message;
+    }
     if (sender instanceof AskRef) {
       sender.fail(new UndeliveredError(recipient.path, reason));
     }

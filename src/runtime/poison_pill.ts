@@ -8,6 +8,7 @@
  */
 
 import { Notice } from "./mailbox.ts";
+import { TrackedMessage } from "./tracked_message.ts";
 
 /**
  * The class of the one {@linkcode PoisonPill}: a runtime notice, so a turn
@@ -63,9 +64,10 @@ export const PoisonPill: PoisonPill = /* @__PURE__ */ new PoisonPillNotice();
 
 /**
  * Whether `message` is a runtime notice (a timer's tick, a `Terminated`),
- * which nobody sent: the PoisonPill travels as a notice but was sent, so it
- * is not one. Internal.
+ * which nobody sent: the PoisonPill and a tracked message travel as notices
+ * but were sent, so they are not ones. Internal.
  */
 export function isRuntimeNotice(message: unknown): boolean {
-  return message instanceof Notice && message !== PoisonPill;
+  return message instanceof Notice && message !== PoisonPill &&
+    !(message instanceof TrackedMessage);
 }

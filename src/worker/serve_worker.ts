@@ -6,8 +6,8 @@
  * system over an endpoint (the worker's `self`, or a port): it spawns
  * actors from registered factories when the main side asks, delivers the
  * main side's messages to them with senders that answer across the
- * boundary, acknowledges each message when its actor's `onReceive` is
- * called, returns those it cannot deliver, and reports actors that stop.
+ * boundary, acknowledges each message when its actor's turn for it comes,
+ * returns those it cannot deliver, and reports actors that stop.
  *
  * @module
  */
@@ -15,8 +15,8 @@
 import { Actor, Terminated } from "../runtime/actor.ts";
 import { ActorRef } from "../runtime/actor_ref.ts";
 import { ActorSystem } from "../runtime/actor_system.ts";
-import { DeadLetter } from "../runtime/event_stream.ts";
 import { Props } from "../runtime/props.ts";
+import { TrackedMessage } from "../runtime/tracked_message.ts";
 import { describeError, describeValue, fail } from "../validation.ts";
 import {
   checkEndpoint,
@@ -114,18 +114,34 @@ export interface WorkerServer {
   close(): Promise<void>;
 }
 
-/** An actor the main side spawned, and its messages not yet handled. */
+/** An actor the main side spawned. */
 class Served {
-  /**
-   * Delivered messages whose `onReceive` has not been called yet, oldest
-   * first, from `head` on, and their seqs (parallel arrays: no object a
-   * message).
-   */
-  readonly pending: unknown[] = [];
-  readonly seqs: number[] = [];
-  head = 0;
   ref: ActorRef<unknown> | undefined = undefined;
   constructor(readonly name: string, readonly factory: string) {}
+}
+
+/**
+ * A message from the main side, as told to a served actor: the runtime
+ * opens it when the actor's turn for it comes (whatever the actor's
+ * handler), and it then acknowledges its seq; if it becomes a dead letter
+ * instead, its seq goes back to the main side with the reason.
+ */
+class FromMain extends TrackedMessage {
+  constructor(
+    readonly message: unknown,
+    readonly seq: number,
+    readonly outbox: Outbox,
+  ) {
+    super();
+  }
+
+  taken(): void {
+    this.outbox.ack(this.seq);
+  }
+
+  undelivered(reason: string): void {
+    this.outbox.frame(UNDELIVERED, this.seq, reason);
+  }
 }
 
 /** A ref to something on the main side, known by number. */
@@ -202,7 +218,6 @@ class Server implements WorkerServer {
   readonly #imports = new Imports<MainSideRef>((id) =>
     new MainSideRef(this, id)
   );
-  readonly #unsubscribe: () => void;
   #closed: Promise<void> | undefined = undefined;
   readonly #onMessage = (event: EndpointEvent): void =>
     this.#receive(event.data);
@@ -220,10 +235,6 @@ class Server implements WorkerServer {
       Props.create(() => new ServerActor(this)),
       `~worker-server-${++servers}`,
     );
-    this.#unsubscribe = this.system.eventStream.subscribe(
-      DeadLetter,
-      (dead) => this.#deadLetter(dead),
-    );
     endpoint.addEventListener("message", this.#onMessage);
     endpoint.start?.();
   }
@@ -231,7 +242,6 @@ class Server implements WorkerServer {
   close(): Promise<void> {
     if (this.#closed !== undefined) return this.#closed;
     this.#endpoint.removeEventListener("message", this.#onMessage);
-    this.#unsubscribe();
     this.#outbox.flush();
     this.#outbox.close();
     if (this.#ownsSystem) return this.#closed = this.system.terminate();
@@ -267,7 +277,10 @@ class Server implements WorkerServer {
     );
   }
 
-  /** A served actor stopped: what it had not handled goes back, and the main side hears of it. */
+  /**
+   * A served actor stopped: the main side hears of it (after the messages
+   * it had not handled, which went back as dead letters when it stopped).
+   */
   stopped(ref: ActorRef<never>): void {
     const served = this.#byRef.get(ref);
     if (served === undefined) return;
@@ -275,16 +288,6 @@ class Server implements WorkerServer {
     if (this.#served.get(served.name) === served) {
       this.#served.delete(served.name);
     }
-    for (let i = served.head; i < served.seqs.length; i++) {
-      this.#outbox.frame(
-        UNDELIVERED,
-        served.seqs[i],
-        "the actor stopped in the worker before handling it",
-      );
-    }
-    served.pending.length = 0;
-    served.seqs.length = 0;
-    served.head = 0;
     this.#outbox.frame(STOPPED, served.name);
   }
 
@@ -338,12 +341,10 @@ class Server implements WorkerServer {
         }
         return;
       }
-      const { pending, seqs, ref } = served;
+      const { ref } = served;
+      const outbox = this.#outbox;
       for (let k = 0; k < count; k++) {
-        const message = batch[first + k];
-        pending.push(message);
-        seqs.push(seq + k);
-        ref.tell(message, sender);
+        ref.tell(new FromMain(batch[first + k], seq + k, outbox), sender);
       }
       return;
     }
@@ -391,12 +392,8 @@ class Server implements WorkerServer {
     try {
       ref = this.system.actorOf(
         Props.create(() =>
-          acknowledging(
-            (factory as unknown as (...args: unknown[]) => Actor<unknown>)(
-              ...args,
-            ),
-            served,
-            this.#outbox,
+          (factory as unknown as (...args: unknown[]) => Actor<unknown>)(
+            ...args,
           )
         ),
         name,
@@ -409,21 +406,6 @@ class Server implements WorkerServer {
     this.#served.set(name, served);
     this.#byRef.set(ref, served);
     this.relay.tell(served);
-  }
-
-  /** A dead letter in the worker for a message from the main side goes back there. */
-  #deadLetter(dead: DeadLetter): void {
-    const served = this.#byRef.get(dead.recipient);
-    if (served === undefined) return;
-    const pending = served.pending;
-    for (let i = served.head; i < pending.length; i++) {
-      if (Object.is(pending[i], dead.message)) {
-        this.#outbox.frame(UNDELIVERED, served.seqs[i], dead.reason);
-        pending.splice(i, 1);
-        served.seqs.splice(i, 1);
-        return;
-      }
-    }
   }
 
   /** A message of ours could not be cloned (it comes as a run of one). */
@@ -442,49 +424,16 @@ class Server implements WorkerServer {
 }
 
 /**
- * Acknowledges each message from the main side when `actor`'s `onReceive`
- * is called for it, by wrapping that method on the instance.
- */
-function acknowledging(
-  actor: Actor<unknown>,
-  served: Served,
-  outbox: Outbox,
-): Actor<unknown> {
-  if (!(actor instanceof Actor)) return actor; // the runtime reports it
-  const onReceive = actor.onReceive;
-  actor.onReceive = function (message: unknown): void | Promise<void> {
-    const pending = served.pending;
-    const head = served.head;
-    if (head < pending.length && Object.is(pending[head], message)) {
-      const seqs = served.seqs;
-      outbox.ack(seqs[head]);
-      pending[head] = undefined;
-      if (++served.head === pending.length) {
-        pending.length = 0;
-        seqs.length = 0;
-        served.head = 0;
-      } else if (served.head >= 1024 && served.head * 2 >= pending.length) {
-        pending.splice(0, served.head);
-        seqs.splice(0, served.head);
-        served.head = 0;
-      }
-    }
-    return onReceive.call(this, message);
-  };
-  return actor;
-}
-
-/**
  * Serves an actor system over `endpoint`, inside a worker: the main side
  * (an actor made by `workerProps`) spawns actors here from
  * `options.actors` and talks to them as if they were local. Call it once,
  * at the worker's top level, with `self` (or a port).
  *
- * A message counts as handled when its actor's `onReceive` is called for
- * it (an actor that replaced its handler with `become` acknowledges when
- * `onReceive` is called, so use `onReceive`); one that goes to dead letters
- * here goes back to the main side, which publishes it there. Messages
- * cross by structured clone, so class instances arrive as plain objects.
+ * A message counts as handled when its actor's turn for it comes, whatever
+ * handles it (`onReceive`, or a handler set with `become`); one that goes
+ * to dead letters here instead (its actor stopped first, say) goes back to
+ * the main side, which publishes it there. Messages cross by structured
+ * clone, so class instances arrive as plain objects.
  *
  * @example A worker script
  * ```ts no-run: runs inside a worker

@@ -102,3 +102,45 @@ export class Player extends Actor<number | { start: ActorRef<number> }> {
     else this.sender?.tell(message + 1, this.self);
   }
 }
+
+/**
+ * Swaps its handler with `become` on its first message ("switch"); the
+ * handler it becomes answers each message with itself.
+ */
+export class Switcher extends Actor<unknown> {
+  onReceive(): void {
+    this.context.become((message) => this.sender?.tell(message, this.self));
+  }
+}
+
+/**
+ * Keeps what it is sent in `Holder.handled`, and answers it. A message with
+ * no sender (a tell from inside the worker) holds its turn until
+ * `Holder.release()`, unanswered;
+ * its ref is `Holder.ref` once started. One at a time, in the same thread
+ * (a fake worker).
+ */
+export class Holder extends Actor<unknown> {
+  static ref: ActorRef<unknown> | undefined;
+  static handled: unknown[] = [];
+  static #waiting: (() => void)[] = [];
+
+  /** Ends every turn held so far. */
+  static release(): void {
+    for (const end of Holder.#waiting.splice(0)) end();
+  }
+
+  override preStart(): void {
+    Holder.ref = this.self;
+    Holder.handled = [];
+    Holder.#waiting = [];
+  }
+
+  onReceive(message: unknown): void | Promise<void> {
+    Holder.handled.push(message);
+    if (this.sender === undefined) {
+      return new Promise((resolve) => Holder.#waiting.push(resolve));
+    }
+    this.sender.tell(message);
+  }
+}

@@ -29,12 +29,14 @@ import {
   Collector,
   Counter,
   Echo,
+  Holder,
   Incrementer,
   Journal,
   Measurer,
   Player,
   Recorder,
   Stopper,
+  Switcher,
 } from "./_actors.ts";
 import { fakeWorkers, until } from "./_fake_endpoint.ts";
 import { assertEachOnce, jobNumbers, streamJobs } from "./_jobs.ts";
@@ -51,6 +53,8 @@ function setup(
     Stopper: () => new Stopper(),
     BadReplier: () => new BadReplier(),
     Measurer: () => new Measurer(),
+    Switcher: () => new Switcher(),
+    Holder: () => new Holder(),
     Recorder: (dieAt: number) =>
       new Recorder(
         fakes.workers.length === 1 ? dieAt : -1,
@@ -627,6 +631,72 @@ describe("a supervised worker", () => {
       assert.equal(await echo.ask("two"), "two");
       assert.equal(fakes.workers.length, 2);
     } finally {
+      await stop();
+    }
+  });
+});
+
+describe("acknowledgement", () => {
+  it("counts a message handled by a become handler as handled", async () => {
+    const { system, worker, fakes, dead, stop } = setup({
+      backoff: { minBackoff: 5, maxBackoff: 10 },
+    });
+    try {
+      const seen: number[] = [];
+      const collector = system.actorOf(
+        Props.create(() => new Collector(seen)),
+      );
+      const switcher = await spawnInWorker<unknown>(
+        worker,
+        "switcher",
+        "Switcher",
+      );
+      switcher.tell("switch");
+      for (let n = 0; n < 100; n++) switcher.tell(n, collector);
+      // Each reply crosses in the batch that acknowledges its message.
+      await until(() => seen.length === 100);
+      fakes.workers[0].crash();
+      await until(() => fakes.workers.length === 2);
+      // Handled before the crash: none of them counts as lost.
+      assert.deepEqual(
+        dead.map((letter) => letter.message).filter((m) =>
+          typeof m === "number"
+        ),
+        [],
+      );
+    } finally {
+      await stop();
+    }
+  });
+
+  it("is not given for a message by an equal one sent inside the worker", async () => {
+    const { system, worker, fakes, dead, stop } = setup();
+    try {
+      const seen: number[] = [];
+      const collector = system.actorOf(
+        Props.create(() => new Collector(seen)),
+      );
+      const holder = await spawnInWorker<unknown>(worker, "holder", "Holder");
+      await holder.ask("started");
+      // Inside the worker: a turn held, and a 5 queued behind it.
+      Holder.ref!.tell("hold");
+      Holder.ref!.tell(5);
+      // From the main side: an equal 5, queued behind the worker's.
+      holder.tell(5, collector);
+      await until(() => fakes.workers[0].main.posts >= 3);
+      await new Promise((resolve) => setTimeout(resolve, 10));
+      Holder.release(); // the worker's 5 is handled, and holds the turn
+      await until(() => Holder.handled.length === 3);
+      await new Promise((resolve) => setTimeout(resolve, 10));
+      fakes.workers[0].crash("killed");
+      await until(() => dead.some((letter) => letter.message === 5));
+      assert.deepEqual(Holder.handled, ["started", "hold", 5]);
+      const fives = dead.filter((letter) => letter.message === 5);
+      assert.equal(fives.length, 1);
+      assert.match(fives[0].reason, /worker died before handling it/);
+      assert.equal(fives[0].recipient, holder);
+    } finally {
+      Holder.release();
       await stop();
     }
   });

@@ -1,0 +1,36 @@
+// Copyright 2026 the understudy authors. MIT license.
+// This module is browser compatible.
+
+/**
+ * The runtime's port for senders that must know what became of a message:
+ * a {@linkcode TrackedMessage} travels like any message (handed over,
+ * queued, stashed by a supervisor, refused), and the runtime tells it, at
+ * the one moment that decides, either that its actor took it (its turn
+ * came: {@linkcode TrackedMessage.taken}, and the actor sees only the
+ * message inside) or that it is a dead letter
+ * ({@linkcode TrackedMessage.undelivered}, and the dead letter published
+ * is the message inside).
+ *
+ * The worker transport sends every message from the main side this way, so
+ * the main side's books learn of each one exactly once, whatever the
+ * actor's handler (`become` included) and whatever else the actor is sent.
+ * Internal: not exported from the package.
+ *
+ * @module
+ */
+
+import { Notice } from "./mailbox.ts";
+
+/**
+ * A message whose sender hears when its actor takes it, or that it was not
+ * delivered. Travels as a runtime notice, so an ordinary message costs no
+ * check for it. Internal.
+ */
+export abstract class TrackedMessage extends Notice {
+  /** What the actor receives. */
+  abstract readonly message: unknown;
+  /** Its actor's turn for it has come (called once, just before). */
+  abstract taken(): void;
+  /** It is a dead letter, for `reason` (called once, instead of `taken`). */
+  abstract undelivered(reason: string): void;
+}
