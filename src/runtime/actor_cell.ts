@@ -250,9 +250,10 @@ export class ActorCell<T> extends ActorRef<T>
 
   ask<R = unknown>(message: T, options?: number | AskOptions): Promise<R> {
     // AskRef checks the options; with a signal already aborted it is born
-    // settled, and the message is not sent.
+    // settled, and the message is not sent. Sent with `tell`, so a ref
+    // whose `tell` was replaced (a worker's stand-in) sends asks its way.
     const asker = new AskRef<R>(this.core, this.#cell, options);
-    if (!asker.settled) this.enqueue(message, asker);
+    if (!asker.settled) this.tell(message, asker as ActorRef<never>);
     return asker.promise;
   }
 

@@ -156,7 +156,8 @@ class MainSideRef extends ActorRef<unknown> {
   }
 
   get path(): string {
-    return `/main/ref-${this.#id}`;
+    const id = this.#id;
+    return id < 0 ? `/main/ask-${-id}` : `/main/ref-${id}`;
   }
 
   tell(message: unknown, sender?: ActorRef<never>): void {

@@ -127,7 +127,6 @@ class WorkerSideRef extends ActorRef<unknown> {
   readonly #conduit: Conduit;
   readonly #id: number;
   readonly #epoch: number;
-  readonly #path: string;
 
   constructor(
     link: ActorRef<Outgoing>,
@@ -140,11 +139,12 @@ class WorkerSideRef extends ActorRef<unknown> {
     this.#conduit = conduit;
     this.#id = id;
     this.#epoch = epoch;
-    this.#path = `${link.path}/worker-${epoch}/ref-${id}`;
   }
 
   get path(): string {
-    return this.#path;
+    const id = this.#id;
+    const name = id < 0 ? `ask-${-id}` : `ref-${id}`;
+    return `${this.#link.path}/worker-${this.#epoch}/${name}`;
   }
 
   tell(message: unknown, sender?: ActorRef<never>): void {

@@ -189,9 +189,9 @@ class RemoteStandIn extends Actor<unknown> {
  * without a turn of the stand-in: a local hop saved a message, which was
  * most of the main side's cost in a stream. Otherwise (the worker is
  * down, a message waits in the mailbox, the stand-in stopped, a
- * PoisonPill), `tell` queues it in the stand-in's mailbox as any ref does.
- * `ask` always goes through the mailbox (its temporary sender is made
- * there), and counts as queued until handled, so no tell overtakes it.
+ * PoisonPill), `tell` queues it in the stand-in's mailbox as any ref does,
+ * and counts it as queued until handled, so no later message overtakes it.
+ * `ask` sends with `tell`, so an ask takes the same way.
  */
 function shortcut(
   ref: ActorRef<unknown>,
@@ -201,11 +201,7 @@ function shortcut(
   name: string,
 ): void {
   const tell = ref.tell;
-  const ask = ref.ask;
-  const cut = ref as {
-    tell: ActorRef<unknown>["tell"];
-    ask: ActorRef<unknown>["ask"];
-  };
+  const cut = ref as { tell: ActorRef<unknown>["tell"] };
   cut.tell = function (message: unknown, sender?: ActorRef<never>): void {
     if (
       state.queued === 0 && !state.stopped && conduit.open &&
@@ -220,16 +216,6 @@ function shortcut(
     state.queued++;
     tell.call(ref, message, sender);
   };
-  cut.ask = function (
-    ...args: Parameters<ActorRef<unknown>["ask"]>
-  ): Promise<never> {
-    // Bad options throw here, and an aborted signal sends nothing: only
-    // an ask whose message was queued counts.
-    const answer = ask.apply(ref, args) as Promise<never>;
-    const options = args[1] as { signal?: { aborted?: unknown } } | undefined;
-    if (options?.signal?.aborted !== true) state.queued++;
-    return answer;
-  } as ActorRef<unknown>["ask"];
 }
 
 /** The checked options. */

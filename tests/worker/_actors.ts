@@ -144,3 +144,11 @@ export class Holder extends Actor<unknown> {
     this.sender.tell(message);
   }
 }
+
+/** Answers each message twice. */
+export class DoubleReplier extends Actor<unknown> {
+  onReceive(message: unknown): void {
+    this.sender?.tell(message);
+    this.sender?.tell(message);
+  }
+}

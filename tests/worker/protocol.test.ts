@@ -28,6 +28,7 @@ import {
   BadReplier,
   Collector,
   Counter,
+  DoubleReplier,
   Echo,
   Holder,
   Incrementer,
@@ -54,6 +55,7 @@ function setup(
     BadReplier: () => new BadReplier(),
     Measurer: () => new Measurer(),
     Switcher: () => new Switcher(),
+    DoubleReplier: () => new DoubleReplier(),
     Holder: () => new Holder(),
     Recorder: (dieAt: number) =>
       new Recorder(
@@ -215,6 +217,32 @@ describe("a remote ref", () => {
       }
       assert.deepEqual(await journal.ask("read"), [...Array(50).keys()]);
       await Promise.all(asks);
+    } finally {
+      await stop();
+    }
+  });
+
+  it("settles each ask with the first reply; a second is a dead letter, before and after the asks are swept", async () => {
+    const { worker, dead, stop } = setup();
+    try {
+      const twice = await spawnInWorker<number>(
+        worker,
+        "twice",
+        "DoubleReplier",
+      );
+      const asks = 1_100; // past the 1,024 at which settled asks are swept
+      for (let n = 0; n < asks; n++) assert.equal(await twice.ask(n), n);
+      await until(() => dead.length === asks);
+      assert.deepEqual(
+        dead.map((letter) => letter.message),
+        [...Array(asks).keys()],
+      );
+      for (const letter of dead) {
+        assert.match(
+          letter.reason,
+          /^(ask already completed|the ref it was sent to no longer exists)$/,
+        );
+      }
     } finally {
       await stop();
     }
