@@ -576,19 +576,40 @@ export class ActorCell<T> extends ActorRef<T>
    * The dispatcher caught a throw escaping {@linkcode ActorCell.run}. User
    * code cannot cause one (every hook's throw is caught where it is called),
    * so this is a fault of the runtime itself: it is logged, the actor fails
-   * like any other, and the rest of the system goes on.
+   * like any other, and the rest of the system goes on. A message whose
+   * turn it was becomes a dead letter, as when a handler throws; one handed
+   * over and not yet begun stays first in the mailbox.
    */
   crashed(error: unknown): void {
-    this.flags &= ~(SCHEDULED | BUSY);
+    const timerTurn = (this.flags & TIMER_TURN) !== 0;
+    this.flags &= ~(SCHEDULED | BUSY | TIMER_TURN);
     this.settleHanded();
+    const message = this.currentMessage;
+    const sender = this.currentSender;
     this.currentMessage = NO_MESSAGE;
     this.currentSender = undefined;
-    if (this.extras !== undefined) this.extras.inFlight = undefined;
+    const inFlight = this.extras?.inFlight;
+    if (inFlight !== undefined) {
+      inFlight.abandoned = true; // its message is accounted for here
+      this.extras!.inFlight = undefined;
+    }
     this.core.log.error(
       `runtime fault in the turn of ${this.path}`,
       error,
     );
-    if (this.status < STOPPING) this.fail(error);
+    // A timer's message was sent by nobody; a stashed one is kept.
+    const undelivered = message !== NO_MESSAGE && message !== STASHED &&
+      message !== STASH_OVERFLOWED && !timerTurn;
+    if (this.status < STOPPING) {
+      this.fail(error, message, sender, undelivered);
+    } else if (undelivered) {
+      this.core.deadLetter(
+        message,
+        sender,
+        this,
+        `processing failed: ${describeError(error)}`,
+      );
+    }
     this.scheduleIfRunnable();
   }
 

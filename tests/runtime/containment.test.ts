@@ -250,11 +250,58 @@ describe("failure containment", () => {
       cell.run = original; // once
       throw Object.create(null);
     };
-    ref.tell("lost in the fault");
+    ref.tell("handed before the fault");
     await settle();
     ref.tell("after");
     await waitUntil(() => handled.includes("after"), "the actor to go on");
     await assertAlive(system);
+    // Its turn had not begun: it stayed first in the mailbox.
+    assert.deepEqual(handled, ["handed before the fault", "after"]);
+    assert.ok(
+      log.records.some((r) =>
+        r.level === "error" && /runtime fault/.test(r.message)
+      ),
+      "the fault was logged",
+    );
+  });
+
+  it("a runtime fault in the middle of a turn makes that turn's message a dead letter, once", async () => {
+    const dead = collectDeadLetters(system);
+    const handled: string[] = [];
+    const ref = system.actorOf(
+      fnProps<string>((_actor, message) => {
+        handled.push(message);
+      }),
+    );
+    ref.tell("first");
+    await waitUntil(() => handled.length === 1, "the first message");
+    // Inject a fault where no user code runs, after the turn has taken its
+    // message: the cell's own read of its actor instance.
+    const cell = ref as unknown as { actor: unknown };
+    const instance = cell.actor;
+    Object.defineProperty(cell, "actor", {
+      configurable: true,
+      get() {
+        Object.defineProperty(cell, "actor", {
+          configurable: true,
+          enumerable: true,
+          writable: true,
+          value: instance,
+        });
+        throw new Error("injected runtime fault");
+      },
+    });
+    ref.tell("in the faulty turn");
+    ref.tell("after");
+    await waitUntil(() => handled.includes("after"), "the actor to go on");
+    await assertAlive(system);
+    assert.deepEqual(handled, ["first", "after"]);
+    const letters = dead.filter((d) => d.message === "in the faulty turn");
+    assert.equal(letters.length, 1);
+    assert.match(
+      letters[0].reason,
+      /^processing failed: .*injected runtime fault/,
+    );
     assert.ok(
       log.records.some((r) =>
         r.level === "error" && /runtime fault/.test(r.message)
