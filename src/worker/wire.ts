@@ -304,6 +304,8 @@ function eachFrame(
 
 /** Seqs a chunk of a {@linkcode Book} holds (a power of two). */
 const CHUNK = 1024;
+/** Emptied chunks a {@linkcode Book} keeps for re-use. */
+const SPARE_CHUNKS = 4;
 
 /**
  * The main side's messages in flight, by seq: each a message, its sender
@@ -315,6 +317,8 @@ const CHUNK = 1024;
  */
 export class Book<M, R> {
   #chunks: unknown[][] = [];
+  /** Emptied chunks kept for re-use (every slot `undefined`). */
+  #spare: unknown[][] = [];
   /** Live entries per chunk. */
   #live: number[] = [];
   /** The chunk number (seq / CHUNK) of `#chunks[0]`. */
@@ -343,7 +347,7 @@ export class Book<M, R> {
       // A new chunk: first drop those emptied while still being filled.
       c -= this.#dropEmpty();
       while (chunks.length <= c) {
-        chunks.push(new Array(CHUNK * 3));
+        chunks.push(this.#spare.pop() ?? new Array(CHUNK * 3).fill(undefined));
         this.#live.push(0);
       }
     }
@@ -413,7 +417,9 @@ export class Book<M, R> {
       drop < lastChunk
     ) drop++;
     if (drop === 0) return 0;
-    this.#chunks.splice(0, drop);
+    for (const chunk of this.#chunks.splice(0, drop)) {
+      if (this.#spare.length < SPARE_CHUNKS) this.#spare.push(chunk);
+    }
     this.#live.splice(0, drop);
     this.#first += drop;
     return drop;

@@ -1,0 +1,72 @@
+// Copyright 2026 the understudy authors. MIT license.
+// The main side's books of messages in flight (`Book` in wire.ts): what is
+// set and not dropped or taken comes back once, oldest first, across
+// chunks emptied and re-used.
+import { describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { Book } from "../../src/worker/wire.ts";
+
+const RECIPIENT = { name: "recipient" };
+
+function remaining(book: Book<number, object>): number[] {
+  const left: number[] = [];
+  book.clear((message, _sender, recipient) => {
+    assert.equal(recipient, RECIPIENT);
+    left.push(message);
+  });
+  return left;
+}
+
+describe("the books of messages in flight", () => {
+  it("give back each entry not acknowledged once, in order, after chunks were emptied and re-used", () => {
+    const book = new Book<number, object>();
+    const expected: number[] = [];
+    let seq = 0;
+    // A stream acknowledged in runs, leaving one entry in every 1,000.
+    for (let round = 0; round < 12; round++) {
+      const first = seq + 1;
+      for (let k = 0; k < 2_500; k++) {
+        seq++;
+        book.set(seq, seq, undefined, RECIPIENT);
+      }
+      for (let s = first; s <= seq; s += 1_000) {
+        const end = Math.min(seq, s + 998);
+        book.drop(s, end); // s + 999 stays
+        if (s + 999 <= seq) expected.push(s + 999);
+      }
+    }
+    // One taken out of order (returned by the worker), and a missing one.
+    assert.equal(book.take(expected[3]), true);
+    assert.equal(book.message, expected[3]);
+    assert.equal(book.recipient, RECIPIENT);
+    assert.equal(book.take(expected[3]), false);
+    assert.equal(book.take(1), false);
+    expected.splice(3, 1);
+    assert.deepEqual(remaining(book), expected);
+    assert.deepEqual(remaining(book), []);
+  });
+
+  it("start again at any seq after everything was acknowledged", () => {
+    const book = new Book<number, object>();
+    for (let seq = 1; seq <= 5_000; seq++) {
+      book.set(seq, seq, undefined, RECIPIENT);
+    }
+    book.drop(1, 5_000);
+    for (let seq = 5_001; seq <= 9_000; seq++) {
+      book.set(seq, seq, undefined, RECIPIENT);
+    }
+    book.drop(5_001, 8_990);
+    assert.deepEqual(remaining(book), [
+      8_991,
+      8_992,
+      8_993,
+      8_994,
+      8_995,
+      8_996,
+      8_997,
+      8_998,
+      8_999,
+      9_000,
+    ]);
+  });
+});
