@@ -13,6 +13,7 @@
  */
 
 import { Actor, Terminated } from "../runtime/actor.ts";
+import { ActorCell } from "../runtime/actor_cell.ts";
 import { ActorRef } from "../runtime/actor_ref.ts";
 import { ActorSystem } from "../runtime/actor_system.ts";
 import { Props } from "../runtime/props.ts";
@@ -350,18 +351,22 @@ class Server implements WorkerServer {
       return;
     }
     const ref = this.#exports.get(target);
+    const outbox = this.#outbox;
     for (let k = 0; k < count; k++) {
       if (ref === undefined) {
-        this.#outbox.frame(
+        outbox.frame(
           UNDELIVERED,
           seq + k,
           "the worker-side ref it was sent to no longer exists",
         );
-        continue;
+      } else if (ref instanceof ActorCell) {
+        // An actor (a reply to one that sent to the main side): tracked.
+        ref.tell(new FromMain(batch[first + k], seq + k, outbox), sender);
+      } else {
+        // Not an actor (an ask's temporary ref): handled on receipt.
+        outbox.ack(seq + k);
+        ref.tell(batch[first + k] as never, sender);
       }
-      // Not an actor served to the main side: acknowledged on receipt.
-      this.#outbox.ack(seq + k);
-      ref.tell(batch[first + k] as never, sender);
     }
   }
 

@@ -152,3 +152,32 @@ export class DoubleReplier extends Actor<unknown> {
     this.sender?.tell(message);
   }
 }
+
+/**
+ * Calls back whoever sends it a message (tells it "call", with itself as
+ * the sender), and holds that turn until `Caller.release()`.
+ */
+export class Caller extends Actor<unknown> {
+  static #waiting: (() => void)[] = [];
+
+  /** Ends every turn held so far. */
+  static release(): void {
+    for (const end of Caller.#waiting.splice(0)) end();
+  }
+
+  onReceive(): Promise<void> {
+    this.sender?.tell("call", this.self);
+    return new Promise((resolve) => Caller.#waiting.push(resolve));
+  }
+}
+
+/** On the main side: answers every message, and counts them. */
+export class Answerer extends Actor<unknown> {
+  constructor(readonly received: unknown[]) {
+    super();
+  }
+  onReceive(message: unknown): void {
+    this.received.push(message);
+    this.sender?.tell("answer");
+  }
+}

@@ -25,7 +25,9 @@ import {
   workerProps,
 } from "../../src/worker/worker_props.ts";
 import {
+  Answerer,
   BadReplier,
+  Caller,
   Collector,
   Counter,
   DoubleReplier,
@@ -57,6 +59,7 @@ function setup(
     Switcher: () => new Switcher(),
     DoubleReplier: () => new DoubleReplier(),
     Holder: () => new Holder(),
+    Caller: () => new Caller(),
     Recorder: (dieAt: number) =>
       new Recorder(
         fakes.workers.length === 1 ? dieAt : -1,
@@ -693,6 +696,31 @@ describe("acknowledgement", () => {
         [],
       );
     } finally {
+      await stop();
+    }
+  });
+
+  it("counts a reply to a worker-side actor as handled only when its turn comes", async () => {
+    const { system, worker, fakes, dead, stop } = setup();
+    try {
+      const received: unknown[] = [];
+      const answerer = system.actorOf(
+        Props.create(() => new Answerer(received)),
+      );
+      const caller = await spawnInWorker<string>(worker, "caller", "Caller");
+      // The caller calls the answerer back and holds its turn, so the
+      // answer waits in its mailbox in the worker.
+      caller.tell("go", answerer);
+      await until(() => received.length === 1);
+      await new Promise((resolve) => setTimeout(resolve, 10));
+      fakes.workers[0].crash("killed");
+      await until(() => dead.some((letter) => letter.message === "answer"));
+      const answers = dead.filter((letter) => letter.message === "answer");
+      assert.equal(answers.length, 1);
+      assert.match(answers[0].reason, /worker died before handling it/);
+      assert.match(answers[0].recipient.path, /\/worker-\d+\/ref-\d+$/);
+    } finally {
+      Caller.release();
       await stop();
     }
   });
