@@ -14,8 +14,9 @@
  * ceiling of batching with no actor or bookkeeping on either side) and
  * ping-pong
  * (understudy `ask` vs a raw `postMessage` round trip vs a Comlink call).
- * Prints a Markdown table with the ratios against the targets (streaming
- * ≥ 3× raw, ping-pong ≥ 1× Comlink) and writes bench/results/worker.json.
+ * Prints a Markdown table of the medians, and of the ratios against the
+ * targets (streaming ≥ 3× raw, ping-pong ≥ 1× Comlink) as the median of
+ * the runs' own ratios, and writes bench/results/worker.json.
  * `runWorkerBench({ quick })` does the same for `npm run bench`.
  *
  * Options (for a closer look at one runtime; the defaults are what `npm
@@ -168,9 +169,27 @@ async function runChromium(quick, runs) {
 }
 
 const fmt = (n) => Math.round(n).toLocaleString("en-US");
-const ratio = (a, b) => `${(a / b).toFixed(2)}×`;
 
-function table(results) {
+/**
+ * The median of the runs' ratios of case `a` to case `b`: each run measures
+ * both, one soon after the other, so a ratio is taken side by side and the
+ * drift of a shared machine between runs cancels out (a ratio of the two
+ * medians would compare figures from different runs).
+ */
+function ratio(r, a, b) {
+  const sa = r.samples?.[a];
+  const sb = r.samples?.[b];
+  const ratios = sa && sb && sa.length === sb.length
+    ? sa.map((x, i) => x / sb[i]).sort((x, y) => x - y)
+    : [r.results[a] / r.results[b]];
+  return `${ratios[Math.floor(ratios.length / 2)].toFixed(2)}×`;
+}
+
+/**
+ * The Markdown table of `results` (as in bench/results/worker.json): the
+ * medians, and the targets' ratios as medians of the runs' own ratios.
+ */
+export function workerTable(results) {
   const rows = [
     "| runtime | stream: understudy tell/s | stream: raw postMessage/s | ratio (target ≥ 3×) | raw, hand-batched/s (ceiling) | understudy / ceiling | ping-pong: understudy ask/s | Comlink call/s | raw round trip/s | ratio vs Comlink (target ≥ 1×) |",
     "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
@@ -183,12 +202,12 @@ function table(results) {
     const x = r.results;
     rows.push(
       `| ${runtime} | ${fmt(x.actorStream)} | ${fmt(x.rawStream)} | ${
-        ratio(x.actorStream, x.rawStream)
+        ratio(r, "actorStream", "rawStream")
       } | ${fmt(x.rawBatchedStream)} | ${
-        ratio(x.actorStream, x.rawBatchedStream)
+        ratio(r, "actorStream", "rawBatchedStream")
       } | ${fmt(x.actorPingPong)} | ${fmt(x.comlinkPingPong)} | ${
         fmt(x.rawPingPong)
-      } | ${ratio(x.actorPingPong, x.comlinkPingPong)} |`,
+      } | ${ratio(r, "actorPingPong", "comlinkPingPong")} |`,
     );
   }
   return rows.join("\n");
@@ -221,7 +240,7 @@ export async function runWorkerBench(
       results.chromium = { error: String(error.message).split("\n")[0] };
     }
   }
-  const markdown = table(results);
+  const markdown = workerTable(results);
   const file = out ?? join(ROOT, "bench", "results", "worker.json");
   mkdirSync(dirname(file), { recursive: true });
   writeFileSync(

@@ -29,10 +29,11 @@
  * ```
  *
  * `target` is a served actor's name (a string) or a ref's number; `sender`
- * a ref's number (negative for an `ask`'s, named once), 0 for none. Every message the main side sends has a `seq`
- * (the messages of a run have consecutive ones, from the header's `seq`)
- * and stays in its books until the worker acknowledges it (as handled) or
- * returns it (UNDELIVERED), so none is lost silently when a worker dies.
+ * a ref's number (negative for an `ask`'s, named once), 0 for none. Every
+ * message the main side sends has a `seq` (the messages of a run have
+ * consecutive ones, from the header's `seq`) and stays in its books until
+ * the worker acknowledges it (as handled) or returns it (UNDELIVERED), so
+ * none is lost silently when a worker dies.
  *
  * @module
  */
