@@ -55,8 +55,6 @@ export interface HostSettings {
   readonly heartbeat:
     | { readonly intervalMs: number; readonly timeoutMs: number }
     | undefined;
-  /** Under a BackoffSupervisor: messages for the worker go through it. */
-  readonly supervised: boolean;
   /** The actors to spawn in each new worker. */
   readonly spawns: () => Iterable<SpawnCommand>;
   /** The gate's short cut to the current owner. */
@@ -74,6 +72,12 @@ export interface HostSettings {
  * message overtakes another. Internal; one per gate.
  */
 export class Conduit {
+  /**
+   * Where messages for the worker enter when they cannot go at once: the
+   * gate's child (its BackoffSupervisor, or the owner itself). Set by the
+   * gate as it makes that child.
+   */
+  link!: ActorRef<Outgoing>;
   /** The owner of a worker that is up, or `undefined`. */
   host: WorkerHost | undefined = undefined;
   /** Messages for the worker told to the link and not yet taken by an owner. */
@@ -86,10 +90,9 @@ export class Conduit {
 
   /**
    * Hands a message for the worker to the owner at once if it can;
-   * otherwise through `link`.
+   * otherwise through the link.
    */
   send(
-    link: ActorRef<Outgoing>,
     target: string | number,
     message: unknown,
     recipient: ActorRef<never>,
@@ -102,7 +105,22 @@ export class Conduit {
       return;
     }
     this.queued++;
-    link.tell(new Outgoing(target, message, recipient, epoch), sender);
+    this.link.tell(new Outgoing(target, message, recipient, epoch), sender);
+  }
+
+  /** Asks through the link (an ask's reply comes to a temporary ref made there). */
+  ask<R>(
+    target: string | number,
+    message: unknown,
+    recipient: ActorRef<never>,
+    epoch: number,
+    options: Parameters<ActorRef<unknown>["ask"]>[1],
+  ): Promise<R> {
+    this.queued++;
+    return this.link.ask<R>(
+      new Outgoing(target, message, recipient, epoch),
+      options as number,
+    );
   }
 
   /** An `Outgoing` told to the link was taken by an owner, or dropped. */
@@ -123,19 +141,12 @@ const HEARTBEAT = /* @__PURE__ */ new HeartbeatTick();
  * worker, and after that worker died its messages go to dead letters.
  */
 class WorkerSideRef extends ActorRef<unknown> {
-  readonly #link: ActorRef<Outgoing>;
   readonly #conduit: Conduit;
   readonly #id: number;
   readonly #epoch: number;
 
-  constructor(
-    link: ActorRef<Outgoing>,
-    conduit: Conduit,
-    id: number,
-    epoch: number,
-  ) {
+  constructor(conduit: Conduit, id: number, epoch: number) {
     super();
-    this.#link = link;
     this.#conduit = conduit;
     this.#id = id;
     this.#epoch = epoch;
@@ -144,12 +155,11 @@ class WorkerSideRef extends ActorRef<unknown> {
   get path(): string {
     const id = this.#id;
     const name = id < 0 ? `ask-${-id}` : `ref-${id}`;
-    return `${this.#link.path}/worker-${this.#epoch}/${name}`;
+    return `${this.#conduit.link.path}/worker-${this.#epoch}/${name}`;
   }
 
   tell(message: unknown, sender?: ActorRef<never>): void {
     this.#conduit.send(
-      this.#link,
       this.#id,
       message,
       this as ActorRef<never>,
@@ -162,10 +172,12 @@ class WorkerSideRef extends ActorRef<unknown> {
     message: unknown,
     options?: Parameters<ActorRef<unknown>["ask"]>[1],
   ): Promise<R> {
-    this.#conduit.queued++;
-    return this.#link.ask<R>(
-      new Outgoing(this.#id, message, this as ActorRef<never>, this.#epoch),
-      options as number,
+    return this.#conduit.ask<R>(
+      this.#id,
+      message,
+      this as ActorRef<never>,
+      this.#epoch,
+      options,
     );
   }
 }
@@ -211,13 +223,6 @@ export class WorkerHost extends Actor<unknown> {
     this.#settings = settings;
   }
 
-  /** Where messages for the worker enter: the supervisor, or this actor. */
-  get #link(): ActorRef<Outgoing> {
-    return (this.#settings.supervised
-      ? this.context.parent
-      : this.self) as ActorRef<Outgoing>;
-  }
-
   /** Starts the worker and spawns the registered actors in it, first. */
   override preStart(): void {
     const handle = toHandle(
@@ -232,12 +237,9 @@ export class WorkerHost extends Actor<unknown> {
       endpoint,
       (frame, error) => this.#uncloneable(frame, error),
     );
-    const link = this.#link;
     const epoch = this.#epoch;
     const conduit = this.#settings.conduit;
-    this.#imports = new Imports((id) =>
-      new WorkerSideRef(link, conduit, id, epoch)
-    );
+    this.#imports = new Imports((id) => new WorkerSideRef(conduit, id, epoch));
     endpoint.addEventListener("message", this.#onMessage);
     endpoint.addEventListener("messageerror", this.#onMessageError);
     endpoint.addEventListener("error", this.#onError);

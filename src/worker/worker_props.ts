@@ -142,19 +142,12 @@ class StandInState {
  * {@linkcode shortcut}.
  */
 class RemoteStandIn extends Actor<unknown> {
-  readonly #link: ActorRef<Outgoing>;
   readonly #conduit: Conduit;
   readonly #name: string;
   readonly #state: StandInState;
 
-  constructor(
-    link: ActorRef<Outgoing>,
-    conduit: Conduit,
-    name: string,
-    state: StandInState,
-  ) {
+  constructor(conduit: Conduit, name: string, state: StandInState) {
     super();
-    this.#link = link;
     this.#conduit = conduit;
     this.#name = name;
     this.#state = state;
@@ -166,7 +159,6 @@ class RemoteStandIn extends Actor<unknown> {
   onReceive(message: unknown): void {
     if (this.#state.queued > 0) this.#state.queued--;
     this.#conduit.send(
-      this.#link,
       this.#name,
       message,
       this.self as ActorRef<never>,
@@ -196,7 +188,6 @@ class RemoteStandIn extends Actor<unknown> {
 function shortcut(
   ref: ActorRef<unknown>,
   state: StandInState,
-  link: ActorRef<Outgoing>,
   conduit: Conduit,
   name: string,
 ): void {
@@ -210,7 +201,7 @@ function shortcut(
       // the caller's.
       (sender === undefined || sender instanceof ActorRef)
     ) {
-      conduit.send(link, name, message, ref as ActorRef<never>, 0, sender);
+      conduit.send(name, message, ref as ActorRef<never>, 0, sender);
       return;
     }
     state.queued++;
@@ -252,7 +243,6 @@ class WorkerGate extends Actor<unknown> {
       new WorkerHost({
         create: settings.create,
         heartbeat: settings.heartbeat,
-        supervised,
         spawns: () => spawns.values(),
         conduit,
       })
@@ -264,13 +254,12 @@ class WorkerGate extends Actor<unknown> {
         childName: "worker",
       })
       : hostProps;
-    this.#link = this.context.actorOf(
+    const link = this.context.actorOf(
       linkProps as Props<unknown>,
       LINK_NAME,
-    ) as ActorRef<
-      Outgoing
-    >;
-    this.context.watch(this.#link);
+    ) as ActorRef<Outgoing>;
+    this.#link = conduit.link = link;
+    this.context.watch(link);
     // A message for the worker dropped on this side (its link stopped, a
     // stash overflowed) is a dead letter in its wrapper; publish it also as
     // itself, to the remote ref it was sent to, as a local one would be.
@@ -343,14 +332,13 @@ class WorkerGate extends Actor<unknown> {
       request.args,
     );
     this.#spawns.set(request.name, command);
-    const link = this.#link as ActorRef<Outgoing>;
     const conduit = this.#conduit;
     const state = new StandInState();
     const ref = this.context.actorOf(
-      Props.create(() => new RemoteStandIn(link, conduit, request.name, state)),
+      Props.create(() => new RemoteStandIn(conduit, request.name, state)),
       request.name,
     );
-    shortcut(ref, state, link, conduit, request.name);
+    shortcut(ref, state, conduit, request.name);
     // Counted as on its way, so no tell takes the short cut to the worker
     // before the actor it is for was spawned there.
     conduit.queued++;
@@ -425,7 +413,7 @@ export function workerProps(options: WorkerOptions): Props<WorkerCommand> {
     BackoffSupervisor.props({
       ...options.backoff,
       childProps: Props.create(() =>
-        new RemoteStandIn(undefined!, undefined!, "", new StandInState())
+        new RemoteStandIn(undefined!, "", new StandInState())
       ),
     });
   }
