@@ -54,6 +54,7 @@ import type { ActorRef } from "../runtime/actor_ref.ts";
 import { Props } from "../runtime/props.ts";
 import {
   type Envelope,
+  sentMessage,
   takeOverUndelivered,
   type UndeliveredTaker,
 } from "../runtime/undelivered.ts";
@@ -630,7 +631,11 @@ export class BackoffSupervisor<T> extends Actor<unknown> {
     sender: ActorRef<never> | undefined,
     reason: string,
   ): void {
-    this.#publish(new BackoffMessageDropped(this.#me, message, reason));
+    // A tracked message (a worker's) is told so by the dead letter; the
+    // event shows what was sent, as the dead letter does.
+    this.#publish(
+      new BackoffMessageDropped(this.#me, sentMessage(message), reason),
+    );
     this.context.system.publishDeadLetter(message, sender, this.#me, reason);
   }
 

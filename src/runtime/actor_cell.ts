@@ -632,7 +632,7 @@ export class ActorCell<T> extends ActorRef<T>
         this.flags &= ~TIMER_TURN;
         return;
       }
-      if (message === PoisonPill) return this.#poisoned(sender);
+      if ((message as unknown) === PoisonPill) return this.#poisoned(sender);
       if (message instanceof TrackedMessage) {
         message.taken();
         message = message.message;

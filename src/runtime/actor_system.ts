@@ -30,6 +30,7 @@ import {
 import { Props } from "./props.ts";
 import { isScheduler, realScheduler, type Scheduler } from "./scheduler.ts";
 import { TrackedMessage } from "./tracked_message.ts";
+import { Notice } from "./mailbox.ts";
 import { checkDelay } from "../validation.ts";
 
 /** The default of {@linkcode ActorSystemOptions.shutdownTimeoutMs}. */
@@ -191,7 +192,7 @@ export class SystemCore implements AskOwner {
     recipient: ActorRef<never>,
     reason: string,
   ): void {
-    if (message instanceof TrackedMessage) {
+    if (Notice.is(message) && message instanceof TrackedMessage) {
       message.undelivered(reason);
       message = message.message;
     }

@@ -68,6 +68,6 @@ export const PoisonPill: PoisonPill = /* @__PURE__ */ new PoisonPillNotice();
  * but were sent, so they are not ones. Internal.
  */
 export function isRuntimeNotice(message: unknown): boolean {
-  return message instanceof Notice && message !== PoisonPill &&
+  return Notice.is(message) && (message as unknown) !== PoisonPill &&
     !(message instanceof TrackedMessage);
 }

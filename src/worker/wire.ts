@@ -434,8 +434,9 @@ const SWEEP_AT = 1024;
  * Local refs this side has named by number for the other side (senders,
  * mostly): held weakly, so an actor's ref named here can still be
  * collected. An `ask`'s temporary ref is named by a negative number instead,
- * and held strongly until its ask is settled: it takes one reply, so it
- * needs neither a `WeakRef` nor the same number twice (a `WeakRef` and two
+ * and held strongly until its reply comes (or, if none does, until it is
+ * swept once settled): it takes one reply, so it needs neither a `WeakRef`
+ * nor the same number twice (a `WeakRef` and two
  * table entries per ask were a tenth of a round trip's work, measured on
  * both sides of a ping-pong in Node).
  */
@@ -467,16 +468,22 @@ export class Exports<R extends object> {
     return id;
   }
 
-  /** The ref numbered `id`, if it is still alive (or its ask unswept). */
+  /**
+   * The ref numbered `id`, if it is still alive; an ask's only once (its
+   * reply, or why it has none), so a quiet system holds no settled ask.
+   */
   get(id: number): R | undefined {
-    return id < 0 ? this.#asks.get(id) : this.#refs.get(id)?.deref();
+    if (id >= 0) return this.#refs.get(id)?.deref();
+    const ask = this.#asks.get(id);
+    this.#asks.delete(id);
+    return ask;
   }
 
   #sweep(): void {
     this.#sweepAt = sweep(this.#refs);
   }
 
-  /** Forgets the settled asks: a late reply to one is then a dead letter. */
+  /** Forgets the asks settled without a reply (timed out, aborted). */
   #sweepAsks(): void {
     const asks = this.#asks;
     for (const [id, ref] of asks) {

@@ -116,11 +116,16 @@ export class Conduit {
     epoch: number,
     options: Parameters<ActorRef<unknown>["ask"]>[1],
   ): Promise<R> {
-    this.queued++;
-    return this.link.ask<R>(
+    // Bad options throw here, and an aborted signal sends nothing: only an
+    // ask whose message was queued counts.
+    const answer = this.link.ask<R>(
       new Outgoing(target, message, recipient, epoch),
       options as number,
     );
+    const signal = (options as { signal?: { aborted?: unknown } } | undefined)
+      ?.signal;
+    if (signal?.aborted !== true) this.queued++;
+    return answer;
   }
 
   /** An `Outgoing` told to the link was taken by an owner, or dropped. */

@@ -28,6 +28,7 @@ import { DeadLetter } from "../runtime/event_stream.ts";
 import { ActorRef } from "../runtime/actor_ref.ts";
 import { PoisonPill } from "../runtime/poison_pill.ts";
 import { Props } from "../runtime/props.ts";
+import { TrackedMessage } from "../runtime/tracked_message.ts";
 import { BackoffSupervisor } from "../patterns/backoff_supervisor.ts";
 import type { BackoffOptions } from "../patterns/backoff_options.ts";
 import {
@@ -201,6 +202,12 @@ function shortcut(
       // the caller's.
       (sender === undefined || sender instanceof ActorRef)
     ) {
+      // A message from a worker this one serves (a reply to this ref as a
+      // sender) is taken here, as the stand-in's turn would take it.
+      if (message instanceof TrackedMessage) {
+        message.taken();
+        message = message.message;
+      }
       conduit.send(name, message, ref as ActorRef<never>, 0, sender);
       return;
     }

@@ -1,0 +1,143 @@
+// Copyright 2026 the understudy authors. MIT license.
+// The runtime's port for transports that must know what became of a
+// message (src/runtime/tracked_message.ts): it is taken once, when its turn
+// comes, whatever the handler; or it is a dead letter once, and what is
+// published is the message inside, never the wrapper.
+import { afterEach, beforeEach, describe, it } from "node:test";
+import assert from "node:assert/strict";
+import {
+  type ActorRef,
+  type ActorSystem,
+  BackoffMessageDropped,
+  BackoffSupervisor,
+  DeadLetter,
+} from "../../mod.ts";
+import { TrackedMessage } from "../../src/runtime/tracked_message.ts";
+import {
+  collect,
+  collectDeadLetters,
+  createSystem,
+  fnProps,
+  settle,
+  waitUntil,
+} from "./_helpers.ts";
+
+/** Records what became of it. */
+class Tracked extends TrackedMessage {
+  readonly outcomes: string[] = [];
+  constructor(readonly message: unknown) {
+    super();
+  }
+  taken(): void {
+    this.outcomes.push("taken");
+  }
+  undelivered(reason: string): void {
+    this.outcomes.push(`undelivered: ${reason}`);
+  }
+}
+
+describe("a tracked message", () => {
+  let system: ActorSystem;
+  beforeEach(() => {
+    system = createSystem();
+  });
+  afterEach(async () => {
+    await system.terminate();
+  });
+
+  it("is taken once when its turn comes, handed over or queued, by onReceive or a become handler", async () => {
+    const seen: unknown[] = [];
+    const ref = system.actorOf(fnProps<unknown>((actor, message) => {
+      seen.push(message);
+      if (message === "switch") {
+        actor.context.become((next) => {
+          seen.push(`become: ${String(next)}`);
+        });
+      }
+    }));
+    const handed = new Tracked("handed");
+    ref.tell(handed); // the actor is idle: handed over with its turn
+    await settle();
+    const queued = [new Tracked("switch"), new Tracked(1), new Tracked(2)];
+    for (const message of queued) ref.tell(message); // through the mailbox
+    await settle();
+    assert.deepEqual(seen, ["handed", "switch", "become: 1", "become: 2"]);
+    for (const message of [handed, ...queued]) {
+      assert.deepEqual(message.outcomes, ["taken"]);
+    }
+  });
+
+  it("sent to a stopped actor is a dead letter once, published as the message inside", async () => {
+    const dead = collectDeadLetters(system);
+    const ref = system.actorOf(fnProps(() => {}));
+    ref.tell("first");
+    await settle();
+    system.stop(ref);
+    await settle();
+    const late = new Tracked("late");
+    ref.tell(late);
+    await settle();
+    assert.deepEqual(late.outcomes, ["undelivered: recipient stopped"]);
+    assert.deepEqual(dead.map((letter) => letter.message), ["late"]);
+  });
+
+  it("queued behind a stop is a dead letter once, and a BackoffSupervisor's event shows the message inside", async () => {
+    const dropped = collect(system, BackoffMessageDropped);
+    const dead = collect(system, DeadLetter);
+    let child: ActorRef<unknown> | undefined;
+    const supervisor = system.actorOf(
+      BackoffSupervisor.props({
+        childProps: fnProps<unknown>((actor, message) => {
+          child ??= actor.self;
+          if (message === "stop") actor.context.stopSelf();
+        }),
+        childName: "child",
+        minBackoff: 1_000,
+        maxBackoff: 1_000,
+        forward: "drop",
+      }),
+    );
+    supervisor.tell("hello");
+    await waitUntil(() => child !== undefined, "the child");
+    // Told to the child itself (as a worker's reply to it as a sender is):
+    // the child stops with it still queued, and its supervisor drops it.
+    const behind = new Tracked("behind the stop");
+    child!.tell("stop");
+    child!.tell(behind);
+    await waitUntil(() => behind.outcomes.length > 0, "an outcome");
+    await settle();
+    assert.equal(behind.outcomes.length, 1);
+    assert.match(behind.outcomes[0], /^undelivered: /);
+    assert.deepEqual(dropped.map((event) => event.message), [
+      "behind the stop",
+    ]);
+    assert.deepEqual(
+      dead.map((letter) => letter.message).filter((m) => m !== "stop"),
+      ["behind the stop"],
+    );
+  });
+
+  it("leaves a revoked proxy, which throws at every look, accounted for", async () => {
+    const dead = collectDeadLetters(system);
+    const { proxy, revoke } = Proxy.revocable({}, {});
+    revoke();
+    // Publishing it as a dead letter must not throw.
+    system.deadLetters.tell(proxy as never);
+    await settle();
+    assert.equal(dead.length, 1);
+    assert.equal(dead[0].message, proxy);
+    // Handed to an idle actor, whose turn cannot look at it: a dead letter
+    // (the turn fails), not a message lost.
+    const seen: unknown[] = [];
+    const ref = system.actorOf(fnProps<unknown>((_actor, message) => {
+      seen.push(message);
+    }));
+    ref.tell("before");
+    await settle();
+    ref.tell(proxy as never);
+    await waitUntil(() => dead.length === 2, "the second dead letter");
+    assert.equal(dead[1].message, proxy);
+    ref.tell("after");
+    await waitUntil(() => seen.includes("after"), "the actor to go on");
+  });
+});
