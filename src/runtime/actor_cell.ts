@@ -601,7 +601,8 @@ export class ActorCell<T> extends ActorRef<T>
     const undelivered = message !== NO_MESSAGE && message !== STASHED &&
       message !== STASH_OVERFLOWED && !timerTurn;
     if (this.status < STOPPING) {
-      this.fail(error, message, sender, undelivered);
+      // A sentinel (a stashed message's) is no message for the hooks.
+      this.fail(error, undelivered ? message : NO_MESSAGE, sender, undelivered);
     } else if (undelivered) {
       this.core.deadLetter(
         message,
