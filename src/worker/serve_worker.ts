@@ -161,22 +161,50 @@ class MainSideRef extends ActorRef<unknown> {
     return id < 0 ? `/main/ask-${-id}` : `/main/ref-${id}`;
   }
 
+  /**
+   * Queues `message` for the main side at once, unless an ask sent before
+   * it is still on its way through the relay: then behind that ask, so it
+   * does not overtake it.
+   */
   tell(message: unknown, sender?: ActorRef<never>): void {
+    const server = this.#server;
+    if (server.relaying === 0) {
+      this.send(message, sender);
+      return;
+    }
+    server.relaying++;
+    server.relay.tell(new Relay(this, message), sender);
+  }
+
+  /** Queues `message` for the main side at once. */
+  send(message: unknown, sender: ActorRef<never> | undefined): void {
     this.#server.toMain(this.#id, message, sender, this);
   }
 
+  /** Asks through the relay, whose temporary ref gets the reply. */
   ask<R = unknown>(
     message: unknown,
     options?: Parameters<ActorRef<unknown>["ask"]>[1],
   ): Promise<R> {
-    return this.#server.relay.ask<R>(
+    const server = this.#server;
+    // Bad options throw here, and an aborted signal sends nothing: only an
+    // ask whose message was queued counts.
+    const answer = server.relay.ask<R>(
       new Relay(this, message),
       options as number,
     );
+    const signal = (options as { signal?: { aborted?: unknown } } | undefined)
+      ?.signal;
+    if (signal?.aborted !== true) server.relaying++;
+    return answer;
   }
 }
 
-/** Sends `message` to `to` with the relay's sender: how a worker-side ask reaches the main side. */
+/**
+ * Sends `message` to `to` with the relay's sender: how a worker-side ask
+ * reaches the main side (its sender the ask's temporary ref), and the tells
+ * sent after one while it is on its way.
+ */
 class Relay {
   constructor(readonly to: MainSideRef, readonly message: unknown) {}
 }
@@ -185,7 +213,7 @@ class Relay {
 class Close {}
 const CLOSE = /* @__PURE__ */ new Close();
 
-/** Watches the served actors, and relays asks to the main side. */
+/** Watches the served actors, and relays asks (and the tells behind them) to the main side. */
 class ServerActor extends Actor<unknown> {
   readonly #server: Server;
   constructor(server: Server) {
@@ -194,7 +222,8 @@ class ServerActor extends Actor<unknown> {
   }
   onReceive(message: unknown): void {
     if (message instanceof Relay) {
-      message.to.tell(message.message, this.sender as ActorRef<never>);
+      this.#server.relaying--;
+      message.to.send(message.message, this.sender as ActorRef<never>);
     } else if (message instanceof Served) {
       this.context.watch(message.ref!);
     } else if (message instanceof Terminated) {
@@ -210,6 +239,8 @@ let servers = 0;
 class Server implements WorkerServer {
   readonly system: ActorSystem;
   readonly relay: ActorRef<unknown>;
+  /** Relays (asks, and tells behind them) told to the relay and not yet sent on. */
+  relaying = 0;
   readonly #endpoint: Endpoint;
   readonly #factories: Readonly<Record<string, ActorFactory>>;
   readonly #ownsSystem: boolean;

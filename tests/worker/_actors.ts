@@ -181,3 +181,17 @@ export class Answerer extends Actor<unknown> {
     this.sender?.tell("answer");
   }
 }
+
+/**
+ * Asks whoever sends it a message "first", then tells it "second" at once;
+ * answers "answered: <reply>" to the same sender when the ask settles.
+ */
+export class AskThenTell extends Actor<unknown> {
+  onReceive(): void {
+    const caller = this.sender!;
+    caller.ask<string>("first", 5_000).then((reply) =>
+      caller.tell(`answered: ${reply}`)
+    );
+    caller.tell("second");
+  }
+}

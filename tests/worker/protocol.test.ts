@@ -27,6 +27,7 @@ import {
 } from "../../src/worker/worker_props.ts";
 import {
   Answerer,
+  AskThenTell,
   BadReplier,
   Caller,
   Collector,
@@ -61,6 +62,7 @@ function setup(
     DoubleReplier: () => new DoubleReplier(),
     Holder: () => new Holder(),
     Caller: () => new Caller(),
+    AskThenTell: () => new AskThenTell(),
     Recorder: (dieAt: number) =>
       new Recorder(
         fakes.workers.length === 1 ? dieAt : -1,
@@ -279,6 +281,26 @@ describe("a remote ref", () => {
       await until(() => seen.length === 1);
       assert.deepEqual(seen, [7]); // the message itself crossed, not a wrapper
       assert.deepEqual(outcomes, ["taken"]);
+    } finally {
+      await stop();
+    }
+  });
+
+  it("receives an ask and a tell from inside the worker in the order they were sent", async () => {
+    const { system, worker, stop } = setup();
+    try {
+      const received: unknown[] = [];
+      const answerer = system.actorOf(
+        Props.create(() => new Answerer(received)),
+      );
+      const asker = await spawnInWorker<string>(
+        worker,
+        "asker",
+        "AskThenTell",
+      );
+      asker.tell("go", answerer);
+      await until(() => received.length === 3);
+      assert.deepEqual(received, ["first", "second", "answered: answer"]);
     } finally {
       await stop();
     }
