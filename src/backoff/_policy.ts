@@ -149,3 +149,18 @@ export function logPolicyFailure(
   if ("error" in failure) log.error(failure.message, failure.error);
   else log.error(failure.message);
 }
+
+/**
+ * {@linkcode delayOr} for an actor that waits at once: the delay, with a
+ * policy's failure already logged to `log`.
+ */
+export function loggedDelay(
+  log: { error(message: string, ...data: unknown[]): void },
+  policy: BackoffPolicy,
+  attempt: number,
+  fallbackMs: number,
+): number {
+  const { delayMs, failure } = delayOr(policy, attempt, fallbackMs);
+  if (failure !== undefined) logPolicyFailure(log, failure);
+  return delayMs;
+}

@@ -211,8 +211,8 @@ export class RetryError extends Error {
  * @param fn The function to call; it gets the attempt's number, from 1.
  * @param options See {@linkcode RetryOptions}.
  * @returns What `fn` returned, once it succeeds.
- * @throws {TypeError} If `fn`, `policy`, `shouldRetry` or `signal` has the
- * wrong type, or `options` is not an object. These are thrown by the call,
+ * @throws {TypeError} If `fn`, `policy`, `shouldRetry`, `signal` or
+ * `scheduler` has the wrong type, or `options` is not an object. These are thrown by the call,
  * not through the promise.
  * @throws {RangeError} If `maxAttempts` is not a whole number ≥ 1 or
  * `Infinity`.
@@ -272,7 +272,6 @@ export function retry<T>(
 
     const failed = (error: unknown): void => {
       if (done) return; // aborted while the attempt ran: its outcome is ignored
-      let wait: number;
       try {
         if (shouldRetry !== undefined && !shouldRetry(error, attempt)) {
           finish(() => reject(error));
@@ -282,7 +281,7 @@ export function retry<T>(
           finish(() => reject(new RetryError(error, attempt)));
           return;
         }
-        wait = checkDelay(
+        const wait = checkDelay(
           "retry",
           `policy.delayFor(${attempt - 1})`,
           policy.delayFor(attempt - 1),
@@ -291,7 +290,6 @@ export function retry<T>(
         timer = scheduler.setTimeout(run, wait);
       } catch (thrown) {
         finish(() => reject(thrown));
-        return;
       }
     };
 

@@ -116,13 +116,12 @@ export interface BackoffSettings<T> {
   readonly forwardDuringGrace: boolean;
   /** `undefined`: the system's scheduler. */
   readonly clock: (() => number) | undefined;
-  readonly policy: BackoffPolicy;
   /**
    * A fresh decision for each supervisor incarnation (the count starts at 0
-   * again after the supervisor's own restart), asking `policy` for delays
+   * again after the supervisor's own restart), asking the policy for delays
    * (`BackoffDecision` contains a broken one).
    */
-  readonly decision: (policy: BackoffPolicy) => BackoffDecision;
+  readonly decision: () => BackoffDecision;
 }
 
 /** What every message about a bad option begins with. */
@@ -224,8 +223,7 @@ export function backoffSettings<T>(
     drainGraceMs,
     forwardDuringGrace,
     clock,
-    policy,
-    decision: (policy) =>
+    decision: () =>
       new BackoffDecision({
         policy,
         minBackoff,

@@ -46,7 +46,7 @@
  * @module
  */
 
-import { delayOr, logPolicyFailure } from "../backoff/_policy.ts";
+import { loggedDelay } from "../backoff/_policy.ts";
 import { Actor, Terminated } from "../runtime/actor.ts";
 import type { ActorRef } from "../runtime/actor_ref.ts";
 import { Props } from "../runtime/props.ts";
@@ -535,13 +535,12 @@ export class BackoffSender<M> extends Actor<unknown> {
    * timer can wait.
    */
   #delayFor(retryCount: number): number {
-    const { delayMs, failure } = delayOr(
+    return loggedDelay(
+      this.log,
       this.#settings.policy,
       retryCount,
       BACKOFF_SENDER_FALLBACK_DELAY_MS,
     );
-    if (failure !== undefined) logPolicyFailure(this.log, failure);
-    return delayMs;
   }
 
   #publish(event: BackoffSenderEvent): void {

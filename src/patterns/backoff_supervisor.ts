@@ -280,7 +280,7 @@ export class BackoffSupervisor<T> extends Actor<unknown> {
   private constructor(settings: BackoffSettings<T>) {
     super();
     this.#settings = settings;
-    this.#decision = settings.decision(settings.policy);
+    this.#decision = settings.decision();
     this.supervisorStrategy = new OneForOneStrategy(
       (error) => this.#childFailed(error),
       { loggingEnabled: false },

@@ -581,7 +581,6 @@ export class ActorCell<T> extends ActorRef<T>
    * over and not yet begun stays first in the mailbox.
    */
   crashed(error: unknown): void {
-    const timerTurn = (this.flags & TIMER_TURN) !== 0;
     this.flags &= ~(SCHEDULED | BUSY | TIMER_TURN);
     this.settleHanded();
     const message = this.currentMessage;
@@ -597,20 +596,10 @@ export class ActorCell<T> extends ActorRef<T>
       `runtime fault in the turn of ${this.path}`,
       error,
     );
-    // A timer's message was sent by nobody; a stashed one is kept.
+    // A stashed message is kept (its sentinel is no message for the hooks).
     const undelivered = message !== NO_MESSAGE && message !== STASHED &&
-      message !== STASH_OVERFLOWED && !timerTurn;
-    if (this.status < STOPPING) {
-      // A sentinel (a stashed message's) is no message for the hooks.
-      this.fail(error, undelivered ? message : NO_MESSAGE, sender, undelivered);
-    } else if (undelivered) {
-      this.core.deadLetter(
-        message,
-        sender,
-        this,
-        `processing failed: ${describeError(error)}`,
-      );
-    }
+      message !== STASH_OVERFLOWED;
+    this.fail(error, undelivered ? message : NO_MESSAGE, sender, undelivered);
     this.scheduleIfRunnable();
   }
 

@@ -78,6 +78,8 @@ export interface Supervised {
   ): void;
   /** Logs an error in its name. */
   logError(what: string, error: unknown): void;
+  /** Its logger (for what logs itself, such as a policy's failure). */
+  readonly log: { error(message: string, ...data: unknown[]): void };
   /** The runtime's clock, in milliseconds. */
   now(): number;
 }

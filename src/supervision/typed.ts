@@ -15,6 +15,7 @@
  * @module
  */
 
+import { logPolicyFailure } from "../backoff/_policy.ts";
 import { mayRestart } from "./restart_type.ts";
 import { BackoffDecision } from "./backoff_decision.ts";
 import { permitRestart } from "./classic.ts";
@@ -97,10 +98,7 @@ export class TypedFailureHandling implements FailureHandling {
           return;
         }
         if (verdict.policyFailure !== undefined) {
-          actor.logError(
-            verdict.policyFailure.message,
-            verdict.policyFailure.error,
-          );
+          logPolicyFailure(actor.log, verdict.policyFailure);
         }
         actor.reportFailure(error, "backoff", logging);
         // The wait runs on the actor's own timers (the runtime's

@@ -35,7 +35,7 @@
  * @module
  */
 
-import { delayOr, logPolicyFailure } from "../backoff/_policy.ts";
+import { loggedDelay, logPolicyFailure } from "../backoff/_policy.ts";
 import { Actor } from "../runtime/actor.ts";
 import { BackoffDecision } from "../supervision/backoff_decision.ts";
 import type { ActorRef } from "../runtime/actor_ref.ts";
@@ -428,7 +428,7 @@ export class ConnectionActor extends Actor<unknown> {
     // Paused meanwhile: no retry is counted; the pause's end connects.
     if (retry && this.#pausedFor) return this.#pause();
     const verdict = retry
-      ? this.#retries.childTerminated("failure", this.#now())
+      ? this.#retries.childTerminated("failure", 0) // time unread: manual reset, no childStarted
       : undefined;
     if (verdict?.action !== "respawn") {
       this.#phase = "gave-up";
@@ -455,24 +455,13 @@ export class ConnectionActor extends Actor<unknown> {
     this.#connectAfter(verdict.delayMs);
   }
 
-  /** The scheduler's clock (the decision's reset is manual: it only records it). */
-  #now(): number {
-    return this.context.system.scheduler.now();
-  }
-
   /**
    * `policy.delayFor(0)`, for the short wait after `online`, asked as the
    * decision asks it: if the policy gives no usable delay, the error is
    * logged and the wait is 30 s.
    */
   #firstDelay(): number {
-    const { delayMs, failure } = delayOr(
-      this.#settings.policy,
-      0,
-      FALLBACK_DELAY_MS,
-    );
-    if (failure !== undefined) logPolicyFailure(this.log, failure);
-    return delayMs;
+    return loggedDelay(this.log, this.#settings.policy, 0, FALLBACK_DELAY_MS);
   }
 
   #droppedOne(send: Send, reason: string): void {

@@ -24,7 +24,8 @@ import {
   type Endpoint,
   type EndpointEvent,
 } from "./endpoint.ts";
-import { Transfer } from "./transfer.ts";
+import { askSends } from "../runtime/ask.ts";
+import { isTransfer } from "./transfer.ts";
 import {
   cloneFailure,
   DELIVER,
@@ -117,8 +118,11 @@ export interface WorkerServer {
 
 /** An actor the main side spawned. */
 class Served {
-  ref: ActorRef<unknown> | undefined = undefined;
-  constructor(readonly name: string, readonly factory: string) {}
+  constructor(
+    readonly name: string,
+    readonly factory: string,
+    readonly ref: ActorRef<unknown>,
+  ) {}
 }
 
 /**
@@ -187,16 +191,10 @@ class MainSideRef extends ActorRef<unknown> {
     options?: Parameters<ActorRef<unknown>["ask"]>[1],
   ): Promise<R> {
     const server = this.#server;
-    // Bad options throw here, and an aborted signal sends nothing: only an
-    // ask whose message was queued counts.
-    const answer = server.relay.ask<R>(
-      new Relay(this, message),
-      options as number,
-    );
-    const signal = (options as { signal?: { aborted?: unknown } } | undefined)
-      ?.signal;
-    if (signal?.aborted !== true) server.relaying++;
-    return answer;
+    // Counted before it is sent, as a tell behind it is; an ask with an
+    // aborted signal sends nothing.
+    if (askSends(options)) server.relaying++;
+    return server.relay.ask<R>(new Relay(this, message), options as number);
   }
 }
 
@@ -225,7 +223,7 @@ class ServerActor extends Actor<unknown> {
       this.#server.relaying--;
       message.to.send(message.message, this.sender as ActorRef<never>);
     } else if (message instanceof Served) {
-      this.context.watch(message.ref!);
+      this.context.watch(message.ref);
     } else if (message instanceof Terminated) {
       this.#server.stopped(message.ref);
     } else if (message instanceof Close) {
@@ -298,7 +296,7 @@ class Server implements WorkerServer {
       );
       return;
     }
-    if (message instanceof Transfer) {
+    if (isTransfer(message)) {
       this.#outbox.transfer(message.transfer);
       message = message.message;
     }
@@ -362,42 +360,31 @@ class Server implements WorkerServer {
     const sender = senderId === 0
       ? undefined
       : this.#imports.get(senderId) as ActorRef<never>;
-    if (typeof target === "string") {
-      const served = this.#served.get(target);
-      if (served === undefined || served.ref === undefined) {
-        for (let k = 0; k < count; k++) {
-          this.#outbox.frame(
-            UNDELIVERED,
-            seq + k,
-            `no actor named "${target}" runs in the worker`,
-          );
-        }
-        return;
+    const ref = typeof target === "string"
+      ? this.#served.get(target)?.ref
+      : this.#exports.get(target);
+    const outbox = this.#outbox;
+    if (ref === undefined) {
+      const reason = typeof target === "string"
+        ? `no actor named "${target}" runs in the worker`
+        : "the worker-side ref it was sent to no longer exists";
+      for (let k = 0; k < count; k++) {
+        outbox.frame(UNDELIVERED, seq + k, reason);
       }
-      const { ref } = served;
-      const outbox = this.#outbox;
+      return;
+    }
+    if (ref instanceof ActorCell) {
+      // An actor (served, or one that sent to the main side and is
+      // answered): acknowledged when its turn for the message comes.
       for (let k = 0; k < count; k++) {
         ref.tell(new FromMain(batch[first + k], seq + k, outbox), sender);
       }
       return;
     }
-    const ref = this.#exports.get(target);
-    const outbox = this.#outbox;
+    // Not an actor (an ask's temporary ref): handled on receipt.
     for (let k = 0; k < count; k++) {
-      if (ref === undefined) {
-        outbox.frame(
-          UNDELIVERED,
-          seq + k,
-          "the worker-side ref it was sent to no longer exists",
-        );
-      } else if (ref instanceof ActorCell) {
-        // An actor (a reply to one that sent to the main side): tracked.
-        ref.tell(new FromMain(batch[first + k], seq + k, outbox), sender);
-      } else {
-        // Not an actor (an ask's temporary ref): handled on receipt.
-        outbox.ack(seq + k);
-        ref.tell(batch[first + k] as never, sender);
-      }
+      outbox.ack(seq + k);
+      ref.tell(batch[first + k] as never, sender);
     }
   }
 
@@ -424,7 +411,6 @@ class Server implements WorkerServer {
       );
       return;
     }
-    const served = new Served(name, factoryName);
     let ref: ActorRef<unknown>;
     try {
       ref = this.system.actorOf(
@@ -439,7 +425,7 @@ class Server implements WorkerServer {
       this.#outbox.frame(SPAWN_FAILED, name, describeError(error));
       return;
     }
-    served.ref = ref;
+    const served = new Served(name, factoryName, ref);
     this.#served.set(name, served);
     this.#byRef.set(ref, served);
     this.relay.tell(served);

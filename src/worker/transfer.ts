@@ -10,6 +10,18 @@
 
 import { fail } from "../validation.ts";
 
+/** Every `Transfer` made: told apart by identity, which no proxy's trap sees. */
+const transfers = /* @__PURE__ */ new WeakSet<object>();
+
+/**
+ * Whether `value` is a {@linkcode Transfer}, asked without calling anything
+ * of `value`'s (`instanceof` runs a proxy's traps, and a revoked proxy
+ * throws): a `tell` checks it in the sender's turn. Internal.
+ */
+export function isTransfer(value: unknown): value is Transfer {
+  return typeof value === "object" && value !== null && transfers.has(value);
+}
+
 /**
  * Wraps a message for a remote ref with the objects to transfer (moved, not
  * copied: an `ArrayBuffer` is detached on the sending side). The receiver
@@ -47,5 +59,6 @@ export class Transfer<T = unknown> {
       );
     }
     this.transfer = [...transfer];
+    transfers.add(this);
   }
 }

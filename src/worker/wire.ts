@@ -58,9 +58,7 @@ export const FRAME_LENGTH: readonly number[] = [5, 4, 2, 2, 3, 2, 3, 2, 3];
 /** Slots of the frame at `i` of `batch`: a run's messages count too. */
 export function frameLength(batch: readonly unknown[], i: number): number {
   const kind = batch[i] as number;
-  return kind === DELIVER
-    ? 5 + (batch[i + 4] as number)
-    : FRAME_LENGTH[kind] ?? batch.length - i;
+  return kind === DELIVER ? 5 + (batch[i + 4] as number) : FRAME_LENGTH[kind];
 }
 
 /** Why a message could not be cloned, as a dead letter's reason. */
@@ -107,8 +105,6 @@ export class Outbox {
     this.#scheduled = false;
     this.flush();
   };
-  /** How many `postMessage` calls were made (for tests and benchmarks). */
-  posts = 0;
 
   /**
    * @param uncloneable Called for each frame that could not be posted: a
@@ -227,7 +223,6 @@ export class Outbox {
   }
 
   #post(frames: unknown[], transfer: object[]): void {
-    this.posts++;
     if (transfer.length === 0) this.#endpoint.postMessage(frames);
     else this.#endpoint.postMessage(frames, transfer);
   }
@@ -470,7 +465,8 @@ export class Exports<R extends object> {
 
   /**
    * The ref numbered `id`, if it is still alive; an ask's only once (its
-   * reply, or why it has none), so a quiet system holds no settled ask.
+   * reply, or why it has none), so a quiet system holds no answered ask
+   * (one settled without a reply waits for the next sweep).
    */
   get(id: number): R | undefined {
     if (id >= 0) return this.#refs.get(id)?.deref();

@@ -29,7 +29,8 @@ import {
   WorkerDiedError,
   WorkerDown,
 } from "./messages.ts";
-import { Transfer } from "./transfer.ts";
+import { askSends } from "../runtime/ask.ts";
+import { isTransfer } from "./transfer.ts";
 import {
   ACKS,
   Book,
@@ -99,9 +100,8 @@ export class Conduit {
     epoch: number,
     sender: ActorRef<never> | undefined,
   ): void {
-    const host = this.host;
-    if (host !== undefined && this.queued === 0) {
-      host.send(target, message, recipient, epoch, sender);
+    if (this.open) {
+      this.host!.send(target, message, recipient, epoch, sender);
       return;
     }
     this.queued++;
@@ -116,16 +116,13 @@ export class Conduit {
     epoch: number,
     options: Parameters<ActorRef<unknown>["ask"]>[1],
   ): Promise<R> {
-    // Bad options throw here, and an aborted signal sends nothing: only an
-    // ask whose message was queued counts.
-    const answer = this.link.ask<R>(
+    // Counted before it is sent, as a tell is (a dead letter on the way
+    // uncounts it); an ask with an aborted signal sends nothing.
+    if (askSends(options)) this.queued++;
+    return this.link.ask<R>(
       new Outgoing(target, message, recipient, epoch),
       options as number,
     );
-    const signal = (options as { signal?: { aborted?: unknown } } | undefined)
-      ?.signal;
-    if (signal?.aborted !== true) this.queued++;
-    return answer;
   }
 
   /** An `Outgoing` told to the link was taken by an owner, or dropped. */
@@ -368,7 +365,7 @@ export class WorkerHost extends Actor<unknown> {
     }
     const seq = ++this.#seq;
     this.#inFlight.set(seq, message, sender, recipient);
-    if (message instanceof Transfer) {
+    if (isTransfer(message)) {
       this.#outbox!.transfer(message.transfer);
       message = message.message;
     }

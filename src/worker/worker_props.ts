@@ -29,6 +29,7 @@ import { ActorRef } from "../runtime/actor_ref.ts";
 import { PoisonPill } from "../runtime/poison_pill.ts";
 import { Props } from "../runtime/props.ts";
 import { TrackedMessage } from "../runtime/tracked_message.ts";
+import { Notice } from "../runtime/mailbox.ts";
 import { BackoffSupervisor } from "../patterns/backoff_supervisor.ts";
 import type { BackoffOptions } from "../patterns/backoff_options.ts";
 import {
@@ -204,11 +205,11 @@ function shortcut(
     ) {
       // A message from a worker this one serves (a reply to this ref as a
       // sender) is taken here, as the stand-in's turn would take it.
-      if (message instanceof TrackedMessage) {
+      if (Notice.is(message) && message instanceof TrackedMessage) {
         message.taken();
         message = message.message;
       }
-      conduit.send(name, message, ref as ActorRef<never>, 0, sender);
+      conduit.host!.send(name, message, ref as ActorRef<never>, 0, sender);
       return;
     }
     state.queued++;

@@ -377,6 +377,23 @@ describe("a message that cannot be cloned", () => {
     }
   });
 
+  it("never throws into the sender, not even for a revoked proxy", async () => {
+    const { worker, dead, stop } = setup();
+    try {
+      const echo = await spawnInWorker<unknown>(worker, "echo", "Echo");
+      await echo.ask("ready"); // the short cut is open
+      const { proxy, revoke } = Proxy.revocable({}, {});
+      revoke();
+      echo.tell(proxy); // checked in this turn: must not throw here
+      await until(() => dead.some((letter) => letter.message === proxy));
+      const letter = dead.find((letter) => letter.message === proxy)!;
+      assert.match(letter.reason, /^message could not be cloned/);
+      assert.equal(letter.recipient, echo);
+    } finally {
+      await stop();
+    }
+  });
+
   it("in the middle of a run: the rest crosses, each acknowledged", async () => {
     const { system, worker, fakes, dead, stop } = setup({
       backoff: { minBackoff: 5, maxBackoff: 10 },
