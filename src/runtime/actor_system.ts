@@ -29,7 +29,7 @@ import {
 } from "./logging.ts";
 import { Props } from "./props.ts";
 import { isScheduler, realScheduler, type Scheduler } from "./scheduler.ts";
-import { TrackedMessage } from "./tracked_message.ts";
+import { ForwardedMessage, TrackedMessage } from "./tracked_message.ts";
 import { Notice } from "./mailbox.ts";
 import { checkDelay } from "../validation.ts";
 
@@ -192,8 +192,14 @@ export class SystemCore implements AskOwner {
     recipient: ActorRef<never>,
     reason: string,
   ): void {
-    if (Notice.is(message) && message instanceof TrackedMessage) {
+    if (Notice.is(message)) {
+      if (message instanceof TrackedMessage) {
+        message.undelivered(reason);
+        message = message.message;
+      }
+    } else if (ForwardedMessage.is(message)) {
       message.undelivered(reason);
+      recipient = message.recipient;
       message = message.message;
     }
     if (sender instanceof AskRef) {

@@ -14,11 +14,18 @@
  * The worker transport sends every message from the main side this way, so
  * the main side's books learn of each one exactly once, whatever the
  * actor's handler (`become` included) and whatever else the actor is sent.
+ * A {@linkcode ForwardedMessage} is the other half of the port: an envelope
+ * that actors pass on unopened (the worker transport's way to the owner of
+ * a worker, through its supervisor), which, if it becomes a dead letter on
+ * the way, is published once, as the message inside, to the ref that
+ * message was sent to, not as an envelope to whoever dropped it.
+ *
  * Internal: not exported from the package.
  *
  * @module
  */
 
+import type { ActorRef } from "./actor_ref.ts";
 import { Notice } from "./mailbox.ts";
 
 /**
@@ -32,5 +39,31 @@ export abstract class TrackedMessage extends Notice {
   /** Its actor's turn for it has come (called once, just before). */
   abstract taken(): void;
   /** It is a dead letter, for `reason` (called once, instead of `taken`). */
+  abstract undelivered(reason: string): void;
+}
+
+/**
+ * A message for `recipient` on its way there through actors that pass it on
+ * unopened. If it becomes a dead letter anywhere on the way, the runtime
+ * calls {@linkcode ForwardedMessage.undelivered} and publishes the message
+ * inside, to `recipient`, in its place. Internal.
+ */
+export abstract class ForwardedMessage {
+  readonly #forwarded = true;
+
+  /**
+   * Whether `value` is a forwarded message, asked without calling anything
+   * of `value`'s (as {@linkcode Notice.is}: a dead letter may be a revoked
+   * proxy).
+   */
+  static is(value: unknown): value is ForwardedMessage {
+    return typeof value === "object" && value !== null && #forwarded in value;
+  }
+
+  /** What was sent. */
+  abstract readonly message: unknown;
+  /** The ref it was sent to. */
+  abstract readonly recipient: ActorRef<never>;
+  /** It is a dead letter, for `reason` (called once). */
   abstract undelivered(reason: string): void;
 }

@@ -23,7 +23,7 @@ import type { ActorCell } from "./actor_cell.ts";
 import type { ActorRef } from "./actor_ref.ts";
 import { Notice } from "./mailbox.ts";
 import { isRuntimeNotice } from "./poison_pill.ts";
-import { TrackedMessage } from "./tracked_message.ts";
+import { ForwardedMessage, TrackedMessage } from "./tracked_message.ts";
 
 /** A message with its sender. */
 export interface Envelope {
@@ -32,14 +32,15 @@ export interface Envelope {
 }
 
 /**
- * What was sent: the message inside a tracked one (a transport's, which a
- * taker keeps wrapped to pass on, so that it is still tracked), else the
- * message itself. For what a taker shows of a message (its events).
+ * What was sent: the message inside a tracked or forwarded one (a
+ * transport's, which a taker keeps wrapped to pass on, so that it is still
+ * tracked), else the message itself. For what a taker shows of a message (its events).
  */
 export function sentMessage(message: unknown): unknown {
-  return Notice.is(message) && message instanceof TrackedMessage
-    ? message.message
-    : message;
+  if (Notice.is(message)) {
+    return message instanceof TrackedMessage ? message.message : message;
+  }
+  return ForwardedMessage.is(message) ? message.message : message;
 }
 
 /** The method a parent defines to take over a stopping child's messages. */

@@ -10,6 +10,7 @@
  */
 
 import type { ActorRef } from "../runtime/actor_ref.ts";
+import { ForwardedMessage } from "../runtime/tracked_message.ts";
 import { ACTOR_NAME_PATTERN, describeValue, fail } from "../validation.ts";
 
 /** The gate's name for the child that carries messages to the worker. */
@@ -100,8 +101,17 @@ export class WorkerDiedError extends Error {
   }
 }
 
-/** A message for the worker, on its way to the actor that owns it. Internal. */
-export class Outgoing {
+/** Counts what was sent through the link off when it reaches no owner. */
+interface Queue {
+  taken(): void;
+}
+
+/**
+ * A message for the worker, on its way through the link to the actor that
+ * owns it. Dropped on the way, it is a dead letter as itself, to the ref it
+ * was sent to. Internal.
+ */
+export class Outgoing extends ForwardedMessage {
   constructor(
     /** A served actor's name, or a worker ref's number. */
     readonly target: string | number,
@@ -110,16 +120,40 @@ export class Outgoing {
     readonly recipient: ActorRef<never>,
     /** The worker a numbered target belongs to; 0 for a name (any worker). */
     readonly epoch: number,
-  ) {}
+    readonly queue: Queue,
+  ) {
+    super();
+  }
+
+  undelivered(): void {
+    this.queue.taken(); // it will never reach an owner
+  }
 }
 
-/** Spawn `name` in the worker. Internal (the gate turns a SpawnInWorker into this). */
-export class SpawnCommand {
+/**
+ * Spawn `name` in the worker (the gate turns a SpawnInWorker into this, and
+ * keeps it to spawn again in each new worker). Dropped on its way through
+ * the link, it is a dead letter as the request, to the gate. Internal.
+ */
+export class SpawnCommand extends ForwardedMessage {
   constructor(
     readonly name: string,
     readonly factory: string,
     readonly args: readonly unknown[],
-  ) {}
+    /** The gate. */
+    readonly recipient: ActorRef<never>,
+    readonly queue: Queue,
+  ) {
+    super();
+  }
+
+  get message(): SpawnInWorker {
+    return new SpawnInWorker(this.name, this.factory, this.args);
+  }
+
+  undelivered(): void {
+    this.queue.taken(); // it will never reach an owner
+  }
 }
 
 /** The worker says the served actor `name` stopped, or could not be spawned. Internal. */

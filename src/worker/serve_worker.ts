@@ -36,6 +36,7 @@ import {
   Outbox,
   PING,
   PONG,
+  replyLost,
   SPAWN,
   SPAWN_FAILED,
   STOPPED,
@@ -339,6 +340,12 @@ class Server implements WorkerServer {
           break;
         case PING:
           this.#outbox.frame(PONG, batch[i + 1]);
+          break;
+        case LOST:
+          replyLost(
+            this.#exports.get(batch[i + 1] as number),
+            batch[i + 2] as string,
+          );
           break;
         default:
           this.system.log.error(

@@ -22,11 +22,15 @@
  *   DELIVER seq target sender count m1 … mN   DELIVER 0 targetId sender count m1 … mN
  *   SPAWN   name factory args                 ACKS    [first, last, first, last…]
  *   PING    n                                 UNDELIVERED seq reason
- *                                             STOPPED name
+ *   LOST    targetId reason                   STOPPED name
  *                                             SPAWN_FAILED name reason
  *                                             PONG n
  *                                             LOST targetId reason
  * ```
+ *
+ * LOST says a message for the other side's ref `targetId` could not be
+ * cloned: if that ref is an ask's, the ask fails at once (the worker's side
+ * sends it for every such message, the main side for the asks' replies).
  *
  * `target` is a served actor's name (a string) or a ref's number; `sender`
  * a ref's number (negative for an `ask`'s, named once), 0 for none. Every
@@ -38,6 +42,7 @@
  * @module
  */
 
+import { UndeliveredError } from "../runtime/actor_ref.ts";
 import { AskRef } from "../runtime/ask.ts";
 import { describeError } from "../validation.ts";
 import type { Endpoint } from "./endpoint.ts";
@@ -59,6 +64,18 @@ export const FRAME_LENGTH: readonly number[] = [5, 4, 2, 2, 3, 2, 3, 2, 3];
 export function frameLength(batch: readonly unknown[], i: number): number {
   const kind = batch[i] as number;
   return kind === DELIVER ? 5 + (batch[i + 4] as number) : FRAME_LENGTH[kind];
+}
+
+/**
+ * The reply to `ref`, if it is an ask's, was lost on the way (`reason`):
+ * the ask fails at once rather than time out.
+ */
+export function replyLost(ref: unknown, reason: string): void {
+  if (ref instanceof AskRef) {
+    ref.fail(
+      new UndeliveredError(ref.targetPath, `the reply was lost: ${reason}`),
+    );
+  }
 }
 
 /** Why a message could not be cloned, as a dead letter's reason. */

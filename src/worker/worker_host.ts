@@ -43,6 +43,7 @@ import {
   Outbox,
   PING,
   PONG,
+  replyLost,
   SPAWN,
   SPAWN_FAILED,
   STOPPED,
@@ -105,7 +106,10 @@ export class Conduit {
       return;
     }
     this.queued++;
-    this.link.tell(new Outgoing(target, message, recipient, epoch), sender);
+    this.link.tell(
+      new Outgoing(target, message, recipient, epoch, this),
+      sender,
+    );
   }
 
   /** Asks through the link (an ask's reply comes to a temporary ref made there). */
@@ -120,7 +124,7 @@ export class Conduit {
     // uncounts it); an ask with an aborted signal sends nothing.
     if (askSends(options)) this.queued++;
     return this.link.ask<R>(
-      new Outgoing(target, message, recipient, epoch),
+      new Outgoing(target, message, recipient, epoch, this),
       options as number,
     );
   }
@@ -389,12 +393,18 @@ export class WorkerHost extends Actor<unknown> {
     if (frame[0] === DELIVER) {
       const book = this.#inFlight;
       if (!book.take(frame[1] as number)) return;
+      const reason = cloneFailure(error);
       this.context.system.publishDeadLetter(
         book.message,
         book.sender,
         book.recipient!,
-        cloneFailure(error),
+        reason,
       );
+      // A reply to an ask in the worker: that ask fails at once.
+      const target = frame[2];
+      if (typeof target === "number" && target < 0) {
+        this.#outbox!.frame(LOST, target, reason);
+      }
     } else if (frame[0] === SPAWN) {
       this.#toParent(
         new RemoteStopped(
@@ -481,12 +491,14 @@ export class WorkerHost extends Actor<unknown> {
           break;
         case LOST: {
           const target = this.#exports.get(batch[i + 1] as number);
+          const reason = batch[i + 2] as string;
           system.publishDeadLetter(
             "(a message from the worker that could not be cloned)",
             undefined,
             target ?? system.deadLetters as ActorRef<never>,
-            batch[i + 2] as string,
+            reason,
           );
+          replyLost(target, reason);
           break;
         }
         case PONG:

@@ -24,7 +24,6 @@
  */
 
 import { Actor, Terminated } from "../runtime/actor.ts";
-import { DeadLetter } from "../runtime/event_stream.ts";
 import { ActorRef } from "../runtime/actor_ref.ts";
 import { PoisonPill } from "../runtime/poison_pill.ts";
 import { Props } from "../runtime/props.ts";
@@ -40,7 +39,7 @@ import {
 import { checkDelay, describeValue, fail } from "../validation.ts";
 import {
   LINK_NAME,
-  Outgoing,
+  type Outgoing,
   RemoteStopped,
   SpawnCommand,
   SpawnInWorker,
@@ -234,7 +233,6 @@ class WorkerGate extends Actor<unknown> {
   #link!: ActorRef<unknown>;
   /** Made with the link, in preStart (one per incarnation of the gate). */
   #conduit!: Conduit;
-  #unsubscribe: (() => void) | undefined = undefined;
 
   constructor(settings: GateSettings) {
     super();
@@ -268,33 +266,6 @@ class WorkerGate extends Actor<unknown> {
     ) as ActorRef<Outgoing>;
     this.#link = conduit.link = link;
     this.context.watch(link);
-    // A message for the worker dropped on this side (its link stopped, a
-    // stash overflowed) is a dead letter in its wrapper; publish it also as
-    // itself, to the remote ref it was sent to, as a local one would be.
-    const inside = `${this.self.path}/`;
-    const system = this.context.system;
-    this.#unsubscribe = system.eventStream.subscribe(DeadLetter, (letter) => {
-      const out = letter.message;
-      if (
-        out instanceof SpawnCommand && letter.recipient.path.startsWith(inside)
-      ) {
-        conduit.taken(); // it will never reach an owner
-      } else if (
-        out instanceof Outgoing && letter.recipient.path.startsWith(inside)
-      ) {
-        conduit.taken(); // it will never reach an owner
-        system.publishDeadLetter(
-          out.message,
-          letter.sender,
-          out.recipient,
-          letter.reason,
-        );
-      }
-    });
-  }
-
-  override postStop(): void {
-    this.#unsubscribe?.();
   }
 
   onReceive(message: unknown): void {
@@ -334,13 +305,15 @@ class WorkerGate extends Actor<unknown> {
       );
       return;
     }
+    const conduit = this.#conduit;
     const command = new SpawnCommand(
       request.name,
       request.factory,
       request.args,
+      this.self as ActorRef<never>,
+      conduit,
     );
     this.#spawns.set(request.name, command);
-    const conduit = this.#conduit;
     const state = new StandInState();
     const ref = this.context.actorOf(
       Props.create(() => new RemoteStandIn(conduit, request.name, state)),

@@ -2,7 +2,9 @@
 // The runtime's port for transports that must know what became of a
 // message (src/runtime/tracked_message.ts): it is taken once, when its turn
 // comes, whatever the handler; or it is a dead letter once, and what is
-// published is the message inside, never the wrapper.
+// published is the message inside, never the wrapper. A forwarded message
+// passes through actors unopened; dropped on the way, it is published once,
+// as the message inside, to the ref it was for.
 import { afterEach, beforeEach, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import {
@@ -12,7 +14,10 @@ import {
   BackoffSupervisor,
   DeadLetter,
 } from "../../mod.ts";
-import { TrackedMessage } from "../../src/runtime/tracked_message.ts";
+import {
+  ForwardedMessage,
+  TrackedMessage,
+} from "../../src/runtime/tracked_message.ts";
 import {
   collect,
   collectDeadLetters,
@@ -139,5 +144,76 @@ describe("a tracked message", () => {
     assert.equal(dead[1].message, proxy);
     ref.tell("after");
     await waitUntil(() => seen.includes("after"), "the actor to go on");
+  });
+});
+
+/** For `recipient`, on its way; records each time it was dropped. */
+class Forwarded extends ForwardedMessage {
+  readonly drops: string[] = [];
+  constructor(
+    readonly message: unknown,
+    readonly recipient: ActorRef<never>,
+  ) {
+    super();
+  }
+  undelivered(reason: string): void {
+    this.drops.push(reason);
+  }
+}
+
+describe("a forwarded message", () => {
+  let system: ActorSystem;
+  beforeEach(() => {
+    system = createSystem();
+  });
+  afterEach(async () => {
+    await system.terminate();
+  });
+
+  it("reaches the actors it passes through as itself, unopened", async () => {
+    const seen: unknown[] = [];
+    const ref = system.actorOf(fnProps<unknown>((_actor, message) => {
+      seen.push(message);
+    }));
+    const envelope = new Forwarded("inside", system.deadLetters);
+    ref.tell(envelope);
+    await settle();
+    assert.deepEqual(seen, [envelope]);
+    assert.deepEqual(envelope.drops, []);
+  });
+
+  it("dropped on the way is one dead letter: the message inside, to its recipient, and a supervisor's event shows it", async () => {
+    const dropped = collect(system, BackoffMessageDropped);
+    const dead = collect(system, DeadLetter);
+    const addressee = system.actorOf(fnProps(() => {}), "addressee");
+    const sender = system.actorOf(fnProps(() => {}), "sender");
+    const supervisor = system.actorOf(
+      BackoffSupervisor.props({
+        childProps: fnProps<unknown>(() => {
+          throw new Error("down at once");
+        }),
+        childName: "child",
+        minBackoff: 1_000,
+        maxBackoff: 1_000,
+        maxStashSize: 1,
+      }),
+    );
+    supervisor.tell("crash it");
+    await settle();
+    const kept = new Forwarded("kept", addressee);
+    const envelope = new Forwarded("inside", addressee);
+    supervisor.tell(kept, sender); // stashed while the child is down
+    supervisor.tell(envelope, sender); // the stash is full
+    await waitUntil(() => envelope.drops.length > 0, "the drop");
+    await settle();
+    assert.equal(envelope.drops.length, 1);
+    assert.match(envelope.drops[0], /stash full/);
+    assert.deepEqual(kept.drops, []);
+    const letters = dead.filter((letter) => letter.message === "inside");
+    assert.equal(letters.length, 1);
+    assert.equal(letters[0].recipient, addressee);
+    assert.equal(letters[0].sender, sender);
+    assert.ok(dead.every((letter) => !(letter.message instanceof Forwarded)));
+    assert.ok(dropped.some((event) => event.message === "inside"));
   });
 });

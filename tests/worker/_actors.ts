@@ -195,3 +195,29 @@ export class AskThenTell extends Actor<unknown> {
     caller.tell("second");
   }
 }
+
+/**
+ * In the worker: asks whoever sent it a message "question" back, and tells
+ * them how that ask ended ("answered: …" or "failed: <error> (<reason>)").
+ */
+export class AskBack extends Actor<unknown> {
+  onReceive(): void {
+    const caller = this.sender!;
+    caller.ask<unknown>("question", 10_000).then(
+      (reply) => caller.tell(`answered: ${reply}`),
+      (error: Error & { reason?: string }) =>
+        caller.tell(`failed: ${error.name} (${error.reason})`),
+    );
+  }
+}
+
+/** On the main side: answers "question" with what cannot be cloned, keeps the rest. */
+export class UncloneableAnswerer extends Actor<unknown> {
+  constructor(readonly received: unknown[]) {
+    super();
+  }
+  onReceive(message: unknown): void {
+    if (message === "question") this.sender?.tell({ callback: () => 1 });
+    else this.received.push(message);
+  }
+}

@@ -19,7 +19,7 @@ import { TrackedMessage } from "../../src/runtime/tracked_message.ts";
 import { OneForOneStrategy } from "../../src/supervision/strategy.ts";
 import { Transfer } from "../../src/worker/transfer.ts";
 import { ManualScheduler } from "../../src/testing/manual_scheduler.ts";
-import { SpawnInWorker } from "../../src/worker/messages.ts";
+import { Outgoing, SpawnInWorker } from "../../src/worker/messages.ts";
 import {
   spawnInWorker,
   type WorkerOptions,
@@ -27,6 +27,7 @@ import {
 } from "../../src/worker/worker_props.ts";
 import {
   Answerer,
+  AskBack,
   AskThenTell,
   BadReplier,
   Caller,
@@ -42,6 +43,7 @@ import {
   Recorder,
   Stopper,
   Switcher,
+  UncloneableAnswerer,
 } from "./_actors.ts";
 import { fakeWorkers, until } from "./_fake_endpoint.ts";
 import { assertEachOnce, jobNumbers, streamJobs } from "./_jobs.ts";
@@ -63,6 +65,7 @@ function setup(
     Holder: () => new Holder(),
     Caller: () => new Caller(),
     AskThenTell: () => new AskThenTell(),
+    AskBack: () => new AskBack(),
     Recorder: (dieAt: number) =>
       new Recorder(
         fakes.workers.length === 1 ? dieAt : -1,
@@ -426,15 +429,51 @@ describe("a message that cannot be cloned", () => {
     }
   });
 
-  it("as a reply from the worker is a dead letter on the main side", async () => {
+  it("as a reply from the worker is a dead letter on the main side, and its ask fails at once", async () => {
     const { worker, dead, stop } = setup();
     try {
       const bad = await spawnInWorker<string>(worker, "bad", "BadReplier");
-      await assert.rejects(bad.ask("go", 300));
+      // Not a timeout: the ask learns that its reply was lost.
+      await assert.rejects(
+        bad.ask("go", 10_000),
+        (error: unknown) =>
+          error instanceof UndeliveredError &&
+          error.path === bad.path &&
+          /^the reply was lost: message could not be cloned \(.+\)$/.test(
+            error.reason,
+          ),
+      );
       const letters = dead.filter((letter) =>
         /could not be cloned/.test(letter.reason)
       );
       assert.equal(letters.length, 1);
+    } finally {
+      await stop();
+    }
+  });
+
+  it("as a reply from the main side to an ask in the worker is a dead letter here, and that ask fails at once", async () => {
+    const { system, worker, dead, stop } = setup();
+    try {
+      const received: unknown[] = [];
+      const answerer = system.actorOf(
+        Props.create(() => new UncloneableAnswerer(received)),
+      );
+      const asker = await spawnInWorker(worker, "asker", "AskBack");
+      asker.tell("go", answerer);
+      await until(() => received.length === 1);
+      assert.match(
+        received[0] as string,
+        /^failed: UndeliveredError \(the reply was lost: message could not be cloned \(.+\)\)$/,
+      );
+      const letters = dead.filter((letter) =>
+        /could not be cloned/.test(letter.reason)
+      );
+      assert.equal(letters.length, 1);
+      assert.equal(
+        typeof (letters[0].message as { callback: unknown }).callback,
+        "function",
+      );
     } finally {
       await stop();
     }
@@ -636,6 +675,39 @@ describe("a supervised worker", () => {
         dead.filter((letter) => typeof letter.message === "number"),
         [],
       );
+    } finally {
+      await stop();
+    }
+  });
+
+  it("drops what its stash cannot hold while it is down: each a dead letter once, as itself, to the remote ref", async () => {
+    const { system, worker, fakes, dead, stop } = setup({
+      backoff: { minBackoff: 500, maxBackoff: 500, maxStashSize: 2 },
+    });
+    try {
+      const seen: number[] = [];
+      const collector = system.actorOf(
+        Props.create(() => new Collector(seen)),
+      );
+      const echo = await spawnInWorker<number>(worker, "echo", "Echo");
+      await echo.ask(-1);
+      fakes.workers[0].crash();
+      // Its owner has stopped; the supervisor waits out the backoff.
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      for (let n = 0; n < 5; n++) echo.tell(n, collector);
+      const dropped = () =>
+        dead.filter((letter) => typeof letter.message === "number");
+      await until(() => seen.length + dropped().length === 5);
+      assert.deepEqual(seen, [0, 1]);
+      assert.deepEqual(dropped().map((letter) => letter.message), [2, 3, 4]);
+      assert.ok(dead.every((letter) => !(letter.message instanceof Outgoing)));
+      for (const letter of dropped()) {
+        assert.equal(letter.recipient, echo);
+        assert.equal(letter.sender, collector);
+        assert.match(letter.reason, /stash full/);
+      }
+      // Nothing waits for the dropped ones: the next message crosses.
+      assert.equal(await echo.ask(9), 9);
     } finally {
       await stop();
     }
