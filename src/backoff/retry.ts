@@ -19,6 +19,7 @@ import {
   checkSignal,
   describeError,
   fail,
+  MAX_TIMER_DELAY_MS,
 } from "../validation.ts";
 
 /** The default of {@linkcode RetryOptions.maxAttempts}. */
@@ -51,7 +52,9 @@ export interface RetryOptions {
    *
    * @default {fullJitterBackoff({ baseMs: 1_000, capMs: 60_000 })}: a
    * uniform random wait in [0, 1 s), then [0, 2 s), [0, 4 s), …, up to
-   * [0, 60 s), as Deno std's `retry` waits by default.
+   * [0, 60 s), as Deno std's `retry` waits by default. A delay longer than
+   * a timer can wait (2,147,483,647 ms, `Infinity` included) is that
+   * longest wait, as for the supervisors.
    */
   policy?: BackoffPolicy;
   /**
@@ -215,7 +218,8 @@ export class RetryError extends Error {
  * `scheduler` has the wrong type, or `options` is not an object. These are thrown by the call,
  * not through the promise.
  * @throws {RangeError} If `maxAttempts` is not a whole number ≥ 1 or
- * `Infinity`.
+ * `Infinity`. (Through the promise, `retry` rejects with a `RangeError` if
+ * the policy gives a delay that is negative, NaN or not a number.)
  */
 export function retry<T>(
   fn: (attempt: number) => T | PromiseLike<T>,
@@ -281,10 +285,15 @@ export function retry<T>(
           finish(() => reject(new RetryError(error, attempt)));
           return;
         }
+        const delayMs = policy.delayFor(attempt - 1);
+        // Longer than a timer can wait is the longest it can, as for the
+        // supervisors; a delay that is no delay is the policy's bug.
         const wait = checkDelay(
           "retry",
           `policy.delayFor(${attempt - 1})`,
-          policy.delayFor(attempt - 1),
+          typeof delayMs === "number" && delayMs > MAX_TIMER_DELAY_MS
+            ? MAX_TIMER_DELAY_MS
+            : delayMs,
         );
         // Inside the try: a scheduler that throws rejects, not hangs.
         timer = scheduler.setTimeout(run, wait);

@@ -55,6 +55,7 @@ import {
   takeOverUndelivered,
   type UndeliveredTaker,
 } from "../runtime/undelivered.ts";
+import type { Termination } from "../supervision/backoff_decision.ts";
 import { type Directive, OneForOneStrategy } from "../supervision/strategy.ts";
 import { describeError } from "../validation.ts";
 import {
@@ -100,6 +101,8 @@ type SenderState =
   | {
     readonly kind: "dying";
     readonly child: ActorRef<never>;
+    /** A crash (recorded by the decider) or a clean stop. */
+    readonly how: Termination;
     /** What the child threw (a crash only), logged when `Terminated` arrives. */
     readonly error?: unknown;
   }
@@ -392,17 +395,15 @@ export class BackoffSender<M> extends Actor<unknown> {
   #childFailed(error: unknown): Directive {
     const state = this.#state;
     if (state.kind !== "dying" && state.child !== undefined) {
-      this.#dying(state.child, { error });
+      this.#dying(state.child, "failure", error);
     }
     return "stop";
   }
 
   /** The child is going: no more deliveries to it, and no re-send while it goes. */
-  #dying(child: ActorRef<never>, crash?: { error: unknown }): void {
+  #dying(child: ActorRef<never>, how: Termination, error?: unknown): void {
     if (this.#state.kind === "waiting") this.context.timers.cancel(RESEND);
-    this.#state = crash === undefined
-      ? { kind: "dying", child }
-      : { kind: "dying", child, error: crash.error };
+    this.#state = { kind: "dying", child, how, error };
   }
 
   /**
@@ -415,7 +416,9 @@ export class BackoffSender<M> extends Actor<unknown> {
   #takeOver(child: ActorRef<never>, undelivered: Envelope[]): void {
     const state = this.#state;
     // A clean stop is first known here; a crash was known to the decider.
-    if (state.kind !== "dying" && state.child === child) this.#dying(child);
+    if (state.kind !== "dying" && state.child === child) {
+      this.#dying(child, "stop");
+    }
     for (const { message, sender } of undelivered) {
       if (this.#ledger.returned(child, message)) continue;
       this.context.system.publishDeadLetter(
@@ -435,7 +438,7 @@ export class BackoffSender<M> extends Actor<unknown> {
   #childTerminated(ref: ActorRef<never>): void {
     const state = this.#state;
     if (state.child !== ref) return; // an earlier child's, or a stranger's
-    if (state.kind === "dying" && "error" in state) {
+    if (state.kind === "dying" && state.how === "failure") {
       this.log.warn(`child ${ref.path} failed: ${describeError(state.error)}`);
     }
     if (state.kind === "waiting") this.context.timers.cancel(RESEND);

@@ -59,7 +59,7 @@ import {
 import { ActorRef, type AskOptions } from "./actor_ref.ts";
 import type { ActorSystem, SystemCore } from "./actor_system.ts";
 import { AskRef } from "./ask.ts";
-import { holdBehind, newChildKey, releaseHeld } from "./children.ts";
+import { Children, holdBehind, newChildKey, releaseHeld } from "./children.ts";
 import { THROUGHPUT } from "./dispatcher.ts";
 import {
   ActorFailed,
@@ -468,11 +468,10 @@ export class ActorCell<T> extends ActorRef<T>
 
   /** Creates, registers and schedules the start of a child. */
   actorOf<C>(props: Props<C>, name?: string): ActorCell<C> {
-    // Throws for bad props, a bad or taken name, or a stopping parent;
-    // else the registry exists.
+    // Throws for bad props, a bad or taken name, or a stopping parent.
     const childKey = newChildKey(this.#cell, props, name);
     const child = new ActorCell(this.core, this.#cell, childKey, props);
-    this.extras!.children!.add(child.#cell);
+    (this.ensureExtras().children ??= new Children()).add(child.#cell);
     child.scheduleIfRunnable();
     return child;
   }

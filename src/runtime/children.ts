@@ -50,11 +50,9 @@ export function newChildKey(
   if (parent.status >= STOPPING) {
     throw new Error(`Cannot create actor under ${parent.path}: it is stopping`);
   }
-  const extras = parent.ensureExtras();
-  const children = extras.children ??= new Children();
-  if (name === undefined) return extras.generatedNames++;
+  if (name === undefined) return parent.ensureExtras().generatedNames++;
   const given = checkActorName("create actor", "name", name);
-  if (children.has(given)) {
+  if (parent.extras?.children?.has(given)) {
     throw new TypeError(
       `Cannot create actor: the name "${given}" is already taken by a live child of ${parent.path} (expected a name unique among its children)`,
     );
