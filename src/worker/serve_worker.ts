@@ -24,7 +24,7 @@ import {
   type Endpoint,
   type EndpointEvent,
 } from "./endpoint.ts";
-import { askSends } from "../runtime/ask.ts";
+import { AskRef, askSends } from "../runtime/ask.ts";
 import { isTransfer } from "./transfer.ts";
 import {
   cloneFailure,
@@ -388,9 +388,13 @@ class Server implements WorkerServer {
       }
       return;
     }
-    // Not an actor (an ask's temporary ref): handled on receipt.
+    // Not an actor (an ask's temporary ref): handled on receipt, unless
+    // the ask has ended (a late answer): a dead letter here, and returned
+    // so that the main side, which sent it, publishes it too.
     for (let k = 0; k < count; k++) {
-      outbox.ack(seq + k);
+      if (ref instanceof AskRef && ref.settled) {
+        outbox.frame(UNDELIVERED, seq + k, "ask already completed");
+      } else outbox.ack(seq + k);
       ref.tell(batch[first + k] as never, sender);
     }
   }

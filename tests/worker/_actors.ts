@@ -221,3 +221,27 @@ export class UncloneableAnswerer extends Actor<unknown> {
     else this.received.push(message);
   }
 }
+
+/** In the worker: asks whoever sent it a message "question", giving up after 20 ms. */
+export class ImpatientAsker extends Actor<unknown> {
+  onReceive(): void {
+    this.sender!.ask("question", 20).catch(() => {});
+  }
+}
+
+/** On the main side: answers "question" 100 ms later. */
+export class LateAnswerer extends Actor<unknown> {
+  readonly #timers = new Set<ReturnType<typeof setTimeout>>();
+  onReceive(message: unknown): void {
+    const asker = this.sender;
+    if (message !== "question" || asker === undefined) return;
+    const timer = setTimeout(() => {
+      this.#timers.delete(timer);
+      asker.tell("late answer", this.self);
+    }, 100);
+    this.#timers.add(timer);
+  }
+  override postStop(): void {
+    for (const timer of this.#timers) clearTimeout(timer);
+  }
+}

@@ -36,8 +36,10 @@ import {
   DoubleReplier,
   Echo,
   Holder,
+  ImpatientAsker,
   Incrementer,
   Journal,
+  LateAnswerer,
   Measurer,
   Player,
   Recorder,
@@ -66,6 +68,7 @@ function setup(
     Caller: () => new Caller(),
     AskThenTell: () => new AskThenTell(),
     AskBack: () => new AskBack(),
+    ImpatientAsker: () => new ImpatientAsker(),
     Recorder: (dieAt: number) =>
       new Recorder(
         fakes.workers.length === 1 ? dieAt : -1,
@@ -284,6 +287,25 @@ describe("a remote ref", () => {
       await until(() => seen.length === 1);
       assert.deepEqual(seen, [7]); // the message itself crossed, not a wrapper
       assert.deepEqual(outcomes, ["taken"]);
+    } finally {
+      await stop();
+    }
+  });
+
+  it("sends a late answer to an ask in the worker that timed out to dead letters on this side too", async () => {
+    const { system, worker, dead, stop } = setup();
+    try {
+      const answerer = system.actorOf(Props.create(() => new LateAnswerer()));
+      const asker = await spawnInWorker(worker, "asker", "ImpatientAsker");
+      asker.tell("go", answerer);
+      await until(() =>
+        dead.some((letter) => letter.message === "late answer")
+      );
+      const letters = dead.filter((letter) => letter.message === "late answer");
+      assert.equal(letters.length, 1);
+      assert.equal(letters[0].reason, "ask already completed");
+      assert.equal(letters[0].sender, answerer);
+      assert.match(letters[0].recipient.path, /\/ask-\d+$/);
     } finally {
       await stop();
     }
