@@ -523,7 +523,7 @@ export class ActorCell<T> extends ActorRef<T>
         const message = this.currentMessage;
         if (typeof message === "object" && message instanceof Notice) {
           this.#invoke(message, this.currentSender);
-        } else this.#receive(); // the handed message is already current
+        } else this.#receive(message); // the handed message is already current
       } else {
         this.settleHanded();
       }
@@ -617,14 +617,19 @@ export class ActorCell<T> extends ActorRef<T>
         this.currentMessage = message.message;
         this.currentSender = undefined;
         this.flags |= TIMER_TURN;
-        this.#receive();
+        this.#receive(message.message);
         this.flags &= ~TIMER_TURN;
         return;
       }
       if ((message as unknown) === PoisonPill) return this.#poisoned(sender);
       if (message instanceof TrackedMessage) {
         message.taken();
-        message = message.message;
+        // The turn's message stays the tracked one, so that stash() keeps
+        // it tracked; the handler gets the message inside.
+        this.currentMessage = message;
+        this.currentSender = sender as ActorRef<unknown> | undefined;
+        this.#receive(message.message);
+        return;
       } else {
         const notice = message as TerminatedNotice;
         sender = notice.ref;
@@ -633,12 +638,14 @@ export class ActorCell<T> extends ActorRef<T>
     }
     this.currentMessage = message;
     this.currentSender = sender as ActorRef<unknown> | undefined;
-    this.#receive();
+    this.#receive(message);
   }
 
-  /** Runs the handler on `currentMessage`; a throw or a rejection is a failure. */
-  #receive(): void {
-    const message = this.currentMessage;
+  /**
+   * Runs the handler on `message` (the turn's, `currentMessage`, or the
+   * message inside it); a throw or a rejection is a failure.
+   */
+  #receive(message: unknown): void {
     const sender = this.currentSender;
     const actor = this.actor!;
     let result: unknown;

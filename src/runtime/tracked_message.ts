@@ -9,7 +9,8 @@
  * came: {@linkcode TrackedMessage.taken}, and the actor sees only the
  * message inside) or that it is a dead letter
  * ({@linkcode TrackedMessage.undelivered}, and the dead letter published
- * is the message inside).
+ * is the message inside). A tracked message the actor stashes in its turn
+ * stays tracked in the stash ({@linkcode TrackedMessage.stashed}).
  *
  * The worker transport sends every message from the main side this way, so
  * the main side's books learn of each one exactly once, whatever the
@@ -40,6 +41,12 @@ export abstract class TrackedMessage extends Notice {
   abstract taken(): void;
   /** It is a dead letter, for `reason` (called once, instead of `taken`). */
   abstract undelivered(reason: string): void;
+  /**
+   * Its actor put it aside in the turn that took it (`stash()`): it stays
+   * tracked in the stash, to be taken again in a later turn, or to be a dead
+   * letter (a sender that counted it handled when taken may count it again).
+   */
+  abstract stashed(): void;
 }
 
 /**

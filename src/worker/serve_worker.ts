@@ -148,6 +148,15 @@ class FromMain extends TrackedMessage {
   undelivered(reason: string): void {
     this.outbox.frame(UNDELIVERED, this.seq, reason);
   }
+
+  /**
+   * Put aside by its actor: not handled after all, so the main side keeps
+   * it (if its acknowledgement has not left yet; one stashed after an
+   * `await` in the handler counted as handled already).
+   */
+  stashed(): void {
+    this.outbox.unack(this.seq);
+  }
 }
 
 /** A ref to something on the main side, known by number. */

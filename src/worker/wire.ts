@@ -194,6 +194,26 @@ export class Outbox {
     if (!this.#scheduled) this.#schedule();
   }
 
+  /**
+   * Takes back the acknowledgement of `seq` if it has not been posted yet;
+   * returns whether it could.
+   */
+  unack(seq: number): boolean {
+    const acks = this.#acks;
+    // The newest runs first: it was acknowledged in this turn, most likely.
+    for (let r = acks.length - 2; r >= 0; r -= 2) {
+      const first = acks[r];
+      const last = acks[r + 1];
+      if (seq < first || seq > last) continue;
+      if (first === last) acks.splice(r, 2);
+      else if (seq === first) acks[r] = seq + 1;
+      else if (seq === last) acks[r + 1] = seq - 1;
+      else acks.splice(r + 1, 0, seq - 1, seq + 1);
+      return true;
+    }
+    return false;
+  }
+
   /** Drops whatever is queued and posts nothing more. */
   close(): void {
     this.#closed = true;

@@ -39,6 +39,9 @@ class Tracked extends TrackedMessage {
   undelivered(reason: string): void {
     this.outcomes.push(`undelivered: ${reason}`);
   }
+  stashed(): void {
+    this.outcomes.push("stashed");
+  }
 }
 
 describe("a tracked message", () => {
@@ -120,6 +123,35 @@ describe("a tracked message", () => {
       dead.map((letter) => letter.message).filter((m) => m !== "stop"),
       ["behind the stop"],
     );
+  });
+
+  it("stashed in its turn stays tracked: taken again when unstashed, or a dead letter once if the actor stops", async () => {
+    const dead = collectDeadLetters(system);
+    const seen: unknown[] = [];
+    const ref = system.actorOf(fnProps<unknown>((actor, message) => {
+      seen.push(message);
+      if (message === "release") actor.context.unstashAll();
+      else if (message !== "done") actor.context.stash();
+    }));
+    const later = new Tracked("later");
+    ref.tell(later);
+    await settle();
+    assert.deepEqual(later.outcomes, ["taken", "stashed"]);
+    ref.tell("release");
+    await settle();
+    // Its second turn stashed it again: still tracked.
+    assert.deepEqual(seen, ["later", "release", "later"]);
+    assert.deepEqual(later.outcomes, ["taken", "stashed", "taken", "stashed"]);
+    system.stop(ref);
+    await settle();
+    assert.deepEqual(later.outcomes, [
+      "taken",
+      "stashed",
+      "taken",
+      "stashed",
+      "undelivered: recipient stopped",
+    ]);
+    assert.deepEqual(dead.map((letter) => letter.message), ["later"]);
   });
 
   it("leaves a revoked proxy, which throws at every look, accounted for", async () => {

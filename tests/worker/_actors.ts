@@ -245,3 +245,21 @@ export class LateAnswerer extends Actor<unknown> {
     for (const timer of this.#timers) clearTimeout(timer);
   }
 }
+
+/**
+ * In the worker: stashes every number; answers "ping" with "pong", stops
+ * on "stop", and handles the stash on "release" (each number is then
+ * answered with itself).
+ */
+export class Stasher extends Actor<number | string> {
+  #released = false;
+  onReceive(message: number | string): void {
+    if (message === "ping") this.sender?.tell("pong");
+    else if (message === "stop") this.context.stopSelf();
+    else if (message === "release") {
+      this.#released = true;
+      this.context.unstashAll();
+    } else if (this.#released) this.sender?.tell(message);
+    else this.context.stash();
+  }
+}

@@ -43,6 +43,7 @@ import {
   Measurer,
   Player,
   Recorder,
+  Stasher,
   Stopper,
   Switcher,
   UncloneableAnswerer,
@@ -69,6 +70,7 @@ function setup(
     AskThenTell: () => new AskThenTell(),
     AskBack: () => new AskBack(),
     ImpatientAsker: () => new ImpatientAsker(),
+    Stasher: () => new Stasher(),
     Recorder: (dieAt: number) =>
       new Recorder(
         fakes.workers.length === 1 ? dieAt : -1,
@@ -281,6 +283,9 @@ describe("a remote ref", () => {
         }
         undelivered(reason: string): void {
           outcomes.push(reason);
+        }
+        stashed(): void {
+          outcomes.push("stashed");
         }
       }
       echo.tell(new Tracked(7), collector);
@@ -919,6 +924,78 @@ describe("acknowledgement", () => {
       assert.equal(fives[0].recipient, holder);
     } finally {
       Holder.release();
+      await stop();
+    }
+  });
+});
+
+describe("a message a worker actor stashes", () => {
+  it("stays the main side's until handled: released, each is handled once; the worker dying first, each is a dead letter", async () => {
+    const { system, worker, fakes, dead, stop } = setup();
+    try {
+      const seen: number[] = [];
+      const collector = system.actorOf(
+        Props.create(() => new Collector(seen)),
+      );
+      const stasher = await spawnInWorker<number | string>(
+        worker,
+        "stasher",
+        "Stasher",
+      );
+      for (let n = 0; n < 3; n++) stasher.tell(n, collector);
+      assert.equal(await stasher.ask("ping"), "pong"); // all three stashed
+      stasher.tell("release", collector);
+      await until(() => seen.length === 3);
+      assert.deepEqual(seen, [0, 1, 2]);
+      const holding = await spawnInWorker<number | string>(
+        worker,
+        "holding",
+        "Stasher",
+      );
+      for (let n = 3; n < 6; n++) holding.tell(n, collector);
+      assert.equal(await holding.ask("ping"), "pong");
+      fakes.workers[0].crash("killed with a full stash");
+      await until(() =>
+        dead.filter((letter) => typeof letter.message === "number").length ===
+          3
+      );
+      const stashed = dead.filter((letter) =>
+        typeof letter.message === "number"
+      );
+      assert.deepEqual(stashed.map((letter) => letter.message), [3, 4, 5]);
+      for (const letter of stashed) {
+        assert.match(letter.reason, /worker died before handling it/);
+        assert.equal(letter.recipient, holding);
+      }
+    } finally {
+      await stop();
+    }
+  });
+
+  it("and leaves behind at its stop is a dead letter on the main side too", async () => {
+    const { system, worker, dead, stop } = setup();
+    try {
+      const collector = system.actorOf(
+        Props.create(() => new Collector([])),
+      );
+      const stasher = await spawnInWorker<number | string>(
+        worker,
+        "stasher",
+        "Stasher",
+      );
+      for (let n = 0; n < 3; n++) stasher.tell(n, collector);
+      stasher.tell("stop");
+      await until(() =>
+        dead.filter((letter) => typeof letter.message === "number").length ===
+          3
+      );
+      const left = dead.filter((letter) => typeof letter.message === "number");
+      assert.deepEqual(left.map((letter) => letter.message), [0, 1, 2]);
+      for (const letter of left) {
+        assert.equal(letter.recipient, stasher);
+        assert.equal(letter.sender, collector);
+      }
+    } finally {
       await stop();
     }
   });

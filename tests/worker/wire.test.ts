@@ -1,10 +1,11 @@
 // Copyright 2026 the understudy authors. MIT license.
 // The main side's books of messages in flight (`Book` in wire.ts): what is
 // set and not dropped or taken comes back once, oldest first, across
-// chunks emptied and re-used.
+// chunks emptied and re-used; and the outbox's acknowledgements, which go
+// in runs and can be taken back until posted.
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { Book } from "../../src/worker/wire.ts";
+import { ACKS, Book, Outbox } from "../../src/worker/wire.ts";
 
 const RECIPIENT = { name: "recipient" };
 
@@ -68,5 +69,43 @@ describe("the books of messages in flight", () => {
       8_999,
       9_000,
     ]);
+  });
+});
+
+describe("the outbox's acknowledgements", () => {
+  /** An outbox whose batches are kept, and a way to read the ACKS of the next. */
+  function outbox() {
+    const posted: unknown[][] = [];
+    const box = new Outbox({
+      postMessage: (batch: unknown) => posted.push(batch as unknown[]),
+      addEventListener: () => {},
+      removeEventListener: () => {},
+    }, () => {});
+    const acks = () => {
+      box.flush();
+      const batch = posted.pop() ?? [];
+      return batch[0] === ACKS ? batch[1] : [];
+    };
+    return { box, acks };
+  }
+
+  it("go in runs, and one not posted yet can be taken back, from any place in its run", () => {
+    const { box, acks } = outbox();
+    for (let seq = 1; seq <= 9; seq++) box.ack(seq);
+    assert.equal(box.unack(1), true);
+    assert.equal(box.unack(5), true);
+    assert.equal(box.unack(9), true);
+    assert.equal(box.unack(5), false, "once");
+    assert.deepEqual(acks(), [2, 4, 6, 8]);
+    box.ack(12);
+    assert.equal(box.unack(12), true);
+    assert.deepEqual(acks(), [], "nothing left to acknowledge");
+  });
+
+  it("cannot take back one that was posted", () => {
+    const { box, acks } = outbox();
+    box.ack(1);
+    assert.deepEqual(acks(), [1, 1]);
+    assert.equal(box.unack(1), false);
   });
 });
