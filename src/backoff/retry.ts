@@ -219,7 +219,8 @@ export class RetryError extends Error {
  * not through the promise.
  * @throws {RangeError} If `maxAttempts` is not a whole number ≥ 1 or
  * `Infinity`. (Through the promise, `retry` rejects with a `RangeError` if
- * the policy gives a delay that is negative, NaN or not a number.)
+ * the policy gives a delay that is negative or NaN, and with a `TypeError`
+ * if it gives something that is not a number.)
  */
 export function retry<T>(
   fn: (attempt: number) => T | PromiseLike<T>,

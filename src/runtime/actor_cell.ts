@@ -249,10 +249,22 @@ export class ActorCell<T> extends ActorRef<T>
   }
 
   ask<R = unknown>(message: T, options?: number | AskOptions): Promise<R> {
+    return this.askFor(this.#cell, message, options);
+  }
+
+  /**
+   * Asks this actor on behalf of `asked` (a transport's ref, whose asks go
+   * through this actor): the ask's errors name `asked`. Internal.
+   */
+  askFor<R = unknown>(
+    asked: ActorRef<never>,
+    message: T,
+    options?: number | AskOptions,
+  ): Promise<R> {
     // AskRef checks the options; with a signal already aborted it is born
     // settled, and the message is not sent. Sent with `tell`, so a ref
     // whose `tell` was replaced (a worker's stand-in) sends asks its way.
-    const asker = new AskRef<R>(this.core, this.#cell, options);
+    const asker = new AskRef<R>(this.core, asked, options);
     if (!asker.settled) this.tell(message, asker as ActorRef<never>);
     return asker.promise;
   }

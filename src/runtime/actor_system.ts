@@ -184,7 +184,9 @@ export class SystemCore implements AskOwner {
   /**
    * Publishes an undelivered message. If its sender is a pending `ask`, that
    * ask fails at once instead of waiting for its timeout. A tracked message
-   * (`tracked_message.ts`) hears of it, and the message inside is published.
+   * (`tracked_message.ts`) hears of it, and the message inside is published;
+   * a forwarded one too, to the ref it was for (or nothing, if its sender
+   * sends it again).
    */
   deadLetter(
     message: unknown,
@@ -198,7 +200,7 @@ export class SystemCore implements AskOwner {
         message = message.message;
       }
     } else if (ForwardedMessage.is(message)) {
-      message.undelivered(reason);
+      if (!message.undelivered(reason)) return; // it will be sent again
       recipient = message.recipient;
       message = message.message;
     }

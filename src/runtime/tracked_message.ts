@@ -53,7 +53,8 @@ export abstract class TrackedMessage extends Notice {
  * A message for `recipient` on its way there through actors that pass it on
  * unopened. If it becomes a dead letter anywhere on the way, the runtime
  * calls {@linkcode ForwardedMessage.undelivered} and publishes the message
- * inside, to `recipient`, in its place. Internal.
+ * inside, to `recipient`, in its place (or nothing, if nothing was lost).
+ * Internal.
  */
 export abstract class ForwardedMessage {
   readonly #forwarded = true;
@@ -71,6 +72,10 @@ export abstract class ForwardedMessage {
   abstract readonly message: unknown;
   /** The ref it was sent to. */
   abstract readonly recipient: ActorRef<never>;
-  /** It is a dead letter, for `reason` (called once). */
-  abstract undelivered(reason: string): void;
+  /**
+   * It was dropped on the way, for `reason` (called once); returns whether
+   * the message inside is lost, and so a dead letter (false: its sender
+   * sends it again).
+   */
+  abstract undelivered(reason: string): boolean;
 }

@@ -101,8 +101,36 @@ export class WorkerDiedError extends Error {
   }
 }
 
-/** Counts what was sent through the link off when it reaches no owner. */
+/**
+ * Why an `ask` across a worker boundary fails when its question was
+ * handled but its reply was lost on the way back (it could not be
+ * cloned): not a timeout, and not an undelivered question, so a caller
+ * does not take a handled question for one never sent.
+ *
+ * @example Usage
+ * ```ts
+ * import { ReplyLostError } from "@understudy/core/worker";
+ *
+ * const error = new ReplyLostError("/user/compute/parser", "message could not be cloned (DataCloneError)");
+ * error.message; // "Ask to /user/compute/parser was answered, but the reply was lost: message could not be cloned (DataCloneError)"
+ * ```
+ */
+export class ReplyLostError extends Error {
+  /**
+   * Creates a `ReplyLostError`.
+   *
+   * @param path The path of the ref asked.
+   * @param reason Why the reply was lost.
+   */
+  constructor(readonly path: string, readonly reason: string) {
+    super(`Ask to ${path} was answered, but the reply was lost: ${reason}`);
+    this.name = "ReplyLostError";
+  }
+}
+
+/** The count of messages on their way through the link (the conduit's). */
 interface Queue {
+  /** One of them will reach no owner. */
   taken(): void;
 }
 
@@ -120,39 +148,45 @@ export class Outgoing extends ForwardedMessage {
     readonly recipient: ActorRef<never>,
     /** The worker a numbered target belongs to; 0 for a name (any worker). */
     readonly epoch: number,
+    /** Counts it as on its way until an owner takes it. */
     readonly queue: Queue,
   ) {
     super();
   }
 
-  undelivered(): void {
+  undelivered(): boolean {
     this.queue.taken(); // it will never reach an owner
+    return true;
   }
 }
 
 /**
  * Spawn `name` in the worker (the gate turns a SpawnInWorker into this, and
  * keeps it to spawn again in each new worker). Dropped on its way through
- * the link, it is a dead letter as the request, to the gate. Internal.
+ * the link, it is no dead letter: the next worker spawns it. Internal.
  */
 export class SpawnCommand extends ForwardedMessage {
+  readonly name: string;
+  readonly factory: string;
+  readonly args: readonly unknown[];
+
   constructor(
-    readonly name: string,
-    readonly factory: string,
-    readonly args: readonly unknown[],
+    /** The request it came from. */
+    readonly message: SpawnInWorker,
     /** The gate. */
     readonly recipient: ActorRef<never>,
+    /** Counts it as on its way until an owner takes it. */
     readonly queue: Queue,
   ) {
     super();
+    this.name = message.name;
+    this.factory = message.factory;
+    this.args = message.args;
   }
 
-  get message(): SpawnInWorker {
-    return new SpawnInWorker(this.name, this.factory, this.args);
-  }
-
-  undelivered(): void {
+  undelivered(): boolean {
     this.queue.taken(); // it will never reach an owner
+    return false; // kept by the gate, for the next worker
   }
 }
 

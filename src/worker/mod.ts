@@ -41,7 +41,7 @@
  */
 
 export type { Endpoint, EndpointEvent, WorkerHandle } from "./endpoint.ts";
-export { SpawnInWorker, WorkerDiedError } from "./messages.ts";
+export { ReplyLostError, SpawnInWorker, WorkerDiedError } from "./messages.ts";
 export {
   type ActorFactory,
   type ServeOptions,

@@ -204,7 +204,11 @@ class MainSideRef extends ActorRef<unknown> {
     // Counted before it is sent, as a tell behind it is; an ask with an
     // aborted signal sends nothing.
     if (askSends(options)) server.relaying++;
-    return server.relay.ask<R>(new Relay(this, message), options as number);
+    return server.relay.askFor<R>(
+      this as ActorRef<never>,
+      new Relay(this, message),
+      options,
+    );
   }
 }
 
@@ -246,7 +250,8 @@ let servers = 0;
 
 class Server implements WorkerServer {
   readonly system: ActorSystem;
-  readonly relay: ActorRef<unknown>;
+  /** A cell: asks go through it on behalf of main-side refs (askFor). */
+  readonly relay: ActorCell<unknown>;
   /** Relays (asks, and tells behind them) told to the relay and not yet sent on. */
   relaying = 0;
   readonly #endpoint: Endpoint;
@@ -275,7 +280,7 @@ class Server implements WorkerServer {
     this.relay = this.system.actorOf(
       Props.create(() => new ServerActor(this)),
       `~worker-server-${++servers}`,
-    );
+    ) as unknown as ActorCell<unknown>;
     endpoint.addEventListener("message", this.#onMessage);
     endpoint.start?.();
   }

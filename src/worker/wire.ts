@@ -42,10 +42,10 @@
  * @module
  */
 
-import { UndeliveredError } from "../runtime/actor_ref.ts";
 import { AskRef } from "../runtime/ask.ts";
 import { describeError } from "../validation.ts";
 import type { Endpoint } from "./endpoint.ts";
+import { ReplyLostError } from "./messages.ts";
 
 export const DELIVER = 0;
 export const SPAWN = 1;
@@ -72,9 +72,7 @@ export function frameLength(batch: readonly unknown[], i: number): number {
  */
 export function replyLost(ref: unknown, reason: string): void {
   if (ref instanceof AskRef) {
-    ref.fail(
-      new UndeliveredError(ref.targetPath, `the reply was lost: ${reason}`),
-    );
+    ref.fail(new ReplyLostError(ref.targetPath, reason));
   }
 }
 

@@ -18,6 +18,7 @@
  */
 
 import { Actor } from "../runtime/actor.ts";
+import type { ActorCell } from "../runtime/actor_cell.ts";
 import { ActorRef } from "../runtime/actor_ref.ts";
 import { describeError } from "../validation.ts";
 import { type Endpoint, type EndpointEvent, toHandle } from "./endpoint.ts";
@@ -79,7 +80,7 @@ export class Conduit {
    * gate's child (its BackoffSupervisor, or the owner itself). Set by the
    * gate as it makes that child.
    */
-  link!: ActorRef<Outgoing>;
+  link!: ActorCell<Outgoing>;
   /** The owner of a worker that is up, or `undefined`. */
   host: WorkerHost | undefined = undefined;
   /** Messages for the worker told to the link and not yet taken by an owner. */
@@ -123,9 +124,10 @@ export class Conduit {
     // Counted before it is sent, as a tell is (a dead letter on the way
     // uncounts it); an ask with an aborted signal sends nothing.
     if (askSends(options)) this.queued++;
-    return this.link.ask<R>(
+    return this.link.askFor<R>(
+      recipient,
       new Outgoing(target, message, recipient, epoch, this),
-      options as number,
+      options,
     );
   }
 

@@ -24,6 +24,7 @@
  */
 
 import { Actor, Terminated } from "../runtime/actor.ts";
+import type { ActorCell } from "../runtime/actor_cell.ts";
 import { ActorRef } from "../runtime/actor_ref.ts";
 import { PoisonPill } from "../runtime/poison_pill.ts";
 import { Props } from "../runtime/props.ts";
@@ -263,8 +264,9 @@ class WorkerGate extends Actor<unknown> {
     const link = this.context.actorOf(
       linkProps as Props<unknown>,
       LINK_NAME,
-    ) as ActorRef<Outgoing>;
-    this.#link = conduit.link = link;
+    );
+    // A cell: asks go through it on behalf of remote refs (askFor).
+    this.#link = conduit.link = link as unknown as ActorCell<Outgoing>;
     this.context.watch(link);
   }
 
@@ -307,9 +309,7 @@ class WorkerGate extends Actor<unknown> {
     }
     const conduit = this.#conduit;
     const command = new SpawnCommand(
-      request.name,
-      request.factory,
-      request.args,
+      request,
       this.self as ActorRef<never>,
       conduit,
     );

@@ -185,11 +185,14 @@ class Forwarded extends ForwardedMessage {
   constructor(
     readonly message: unknown,
     readonly recipient: ActorRef<never>,
+    /** Whether a drop loses it (else its sender sends it again). */
+    readonly lost = true,
   ) {
     super();
   }
-  undelivered(reason: string): void {
+  undelivered(reason: string): boolean {
     this.drops.push(reason);
+    return this.lost;
   }
 }
 
@@ -247,5 +250,18 @@ describe("a forwarded message", () => {
     assert.equal(letters[0].sender, sender);
     assert.ok(dead.every((letter) => !(letter.message instanceof Forwarded)));
     assert.ok(dropped.some((event) => event.message === "inside"));
+  });
+
+  it("dropped on the way but sent again by its sender is no dead letter", async () => {
+    const dead = collect(system, DeadLetter);
+    const addressee = system.actorOf(fnProps(() => {}), "addressee");
+    const gone = system.actorOf(fnProps(() => {}));
+    system.stop(gone);
+    await settle();
+    const again = new Forwarded("sent again", addressee, false);
+    gone.tell(again);
+    await settle();
+    assert.deepEqual(again.drops, ["recipient stopped"]);
+    assert.deepEqual(dead, []);
   });
 });

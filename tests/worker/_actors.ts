@@ -198,15 +198,16 @@ export class AskThenTell extends Actor<unknown> {
 
 /**
  * In the worker: asks whoever sent it a message "question" back, and tells
- * them how that ask ended ("answered: …" or "failed: <error> (<reason>)").
+ * them how that ask ended ("answered: …" or "failed: <error> at <path>
+ * (<reason>)").
  */
 export class AskBack extends Actor<unknown> {
   onReceive(): void {
     const caller = this.sender!;
     caller.ask<unknown>("question", 10_000).then(
       (reply) => caller.tell(`answered: ${reply}`),
-      (error: Error & { reason?: string }) =>
-        caller.tell(`failed: ${error.name} (${error.reason})`),
+      (error: Error & { path?: string; reason?: string }) =>
+        caller.tell(`failed: ${error.name} at ${error.path} (${error.reason})`),
     );
   }
 }
@@ -261,5 +262,15 @@ export class Stasher extends Actor<number | string> {
       this.context.unstashAll();
     } else if (this.#released) this.sender?.tell(message);
     else this.context.stash();
+  }
+}
+
+/** On the main side: keeps the sender of every message (refs from the worker). */
+export class SenderKeeper extends Actor<unknown> {
+  constructor(readonly senders: ActorRef<unknown>[]) {
+    super();
+  }
+  onReceive(): void {
+    if (this.sender !== undefined) this.senders.push(this.sender);
   }
 }

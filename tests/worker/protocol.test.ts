@@ -9,6 +9,7 @@ import assert from "node:assert/strict";
 import { Actor, Terminated } from "../../src/runtime/actor.ts";
 import {
   type ActorRef,
+  AskTimeoutError,
   UndeliveredError,
 } from "../../src/runtime/actor_ref.ts";
 import { ActorSystem } from "../../src/runtime/actor_system.ts";
@@ -19,7 +20,12 @@ import { TrackedMessage } from "../../src/runtime/tracked_message.ts";
 import { OneForOneStrategy } from "../../src/supervision/strategy.ts";
 import { Transfer } from "../../src/worker/transfer.ts";
 import { ManualScheduler } from "../../src/testing/manual_scheduler.ts";
-import { Outgoing, SpawnInWorker } from "../../src/worker/messages.ts";
+import {
+  Outgoing,
+  ReplyLostError,
+  SpawnCommand,
+  SpawnInWorker,
+} from "../../src/worker/messages.ts";
 import {
   spawnInWorker,
   type WorkerOptions,
@@ -43,6 +49,7 @@ import {
   Measurer,
   Player,
   Recorder,
+  SenderKeeper,
   Stasher,
   Stopper,
   Switcher,
@@ -316,6 +323,29 @@ describe("a remote ref", () => {
     }
   });
 
+  it("as a sender from the worker can be asked; a timeout names that ref, not the way there", async () => {
+    const { system, worker, stop } = setup();
+    try {
+      const senders: ActorRef<unknown>[] = [];
+      const keeper = system.actorOf(
+        Props.create(() => new SenderKeeper(senders)),
+      );
+      const caller = await spawnInWorker<string>(worker, "caller", "Caller");
+      caller.tell("go", keeper); // it calls back, then holds its turn
+      await until(() => senders.length === 1);
+      const remote = senders[0];
+      await assert.rejects(
+        remote.ask("are you there?", 50),
+        (error: unknown) =>
+          error instanceof AskTimeoutError && error.path === remote.path &&
+          /\/worker-\d+\/ref-\d+$/.test(error.path),
+      );
+    } finally {
+      Caller.release();
+      await stop();
+    }
+  });
+
   it("receives an ask and a tell from inside the worker in the order they were sent", async () => {
     const { system, worker, stop } = setup();
     try {
@@ -464,11 +494,9 @@ describe("a message that cannot be cloned", () => {
       await assert.rejects(
         bad.ask("go", 10_000),
         (error: unknown) =>
-          error instanceof UndeliveredError &&
+          error instanceof ReplyLostError &&
           error.path === bad.path &&
-          /^the reply was lost: message could not be cloned \(.+\)$/.test(
-            error.reason,
-          ),
+          /^message could not be cloned \(.+\)$/.test(error.reason),
       );
       const letters = dead.filter((letter) =>
         /could not be cloned/.test(letter.reason)
@@ -491,7 +519,7 @@ describe("a message that cannot be cloned", () => {
       await until(() => received.length === 1);
       assert.match(
         received[0] as string,
-        /^failed: UndeliveredError \(the reply was lost: message could not be cloned \(.+\)\)$/,
+        /^failed: ReplyLostError at \/main\/ref-\d+ \(message could not be cloned \(.+\)\)$/,
       );
       const letters = dead.filter((letter) =>
         /could not be cloned/.test(letter.reason)
@@ -735,6 +763,36 @@ describe("a supervised worker", () => {
       }
       // Nothing waits for the dropped ones: the next message crosses.
       assert.equal(await echo.ask(9), 9);
+    } finally {
+      await stop();
+    }
+  });
+
+  it("spawns what was asked for while it was down, even past a full stash, with no dead letter for the spawn", async () => {
+    const { system, worker, fakes, dead, stop } = setup({
+      backoff: { minBackoff: 300, maxBackoff: 300, maxStashSize: 1 },
+    });
+    try {
+      const seen: number[] = [];
+      const collector = system.actorOf(
+        Props.create(() => new Collector(seen)),
+      );
+      const echo = await spawnInWorker<number>(worker, "echo", "Echo");
+      await echo.ask(-1);
+      fakes.workers[0].crash();
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      echo.tell(1, collector); // fills the supervisor's stash
+      const late = await spawnInWorker<number>(worker, "late", "Echo");
+      await until(() => seen.length === 1); // the next worker is up
+      assert.equal(await late.ask(42, 5_000), 42);
+      assert.equal(fakes.workers.length, 2);
+      assert.deepEqual(
+        dead.filter((letter) =>
+          letter.message instanceof SpawnInWorker ||
+          letter.message instanceof SpawnCommand
+        ),
+        [],
+      );
     } finally {
       await stop();
     }
