@@ -33,6 +33,7 @@ import {
   frameLength,
   Imports,
   LOST,
+  notARef,
   Outbox,
   PING,
   PONG,
@@ -308,6 +309,15 @@ class Server implements WorkerServer {
         sender,
         recipient as ActorRef<never>,
         "the worker server is closed",
+      );
+      return;
+    }
+    if (sender !== undefined && !(sender instanceof ActorRef)) {
+      this.system.publishDeadLetter(
+        message,
+        undefined,
+        recipient as ActorRef<never>,
+        notARef(sender),
       );
       return;
     }

@@ -43,7 +43,7 @@
  */
 
 import { AskRef } from "../runtime/ask.ts";
-import { describeError } from "../validation.ts";
+import { describeError, describeValue } from "../validation.ts";
 import type { Endpoint } from "./endpoint.ts";
 import { ReplyLostError } from "./messages.ts";
 
@@ -74,6 +74,14 @@ export function replyLost(ref: unknown, reason: string): void {
   if (ref instanceof AskRef) {
     ref.fail(new ReplyLostError(ref.targetPath, reason));
   }
+}
+
+/**
+ * Why a message whose sender is no ref (a caller's mistake the types would
+ * have caught) is a dead letter rather than a throw into that caller.
+ */
+export function notARef(sender: unknown): string {
+  return `its sender is not an actor ref (got ${describeValue(sender)})`;
 }
 
 /** Why a message could not be cloned, as a dead letter's reason. */

@@ -41,6 +41,7 @@ import {
   frameLength,
   Imports,
   LOST,
+  notARef,
   Outbox,
   PING,
   PONG,
@@ -366,6 +367,15 @@ export class WorkerHost extends Actor<unknown> {
         sender,
         recipient,
         "the worker it belonged to has died",
+      );
+      return;
+    }
+    if (sender !== undefined && !(sender instanceof ActorRef)) {
+      this.context.system.publishDeadLetter(
+        message,
+        undefined,
+        recipient,
+        notARef(sender),
       );
       return;
     }

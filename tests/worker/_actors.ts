@@ -274,3 +274,20 @@ export class SenderKeeper extends Actor<unknown> {
     if (this.sender !== undefined) this.senders.push(this.sender);
   }
 }
+
+/**
+ * In the worker: answers its sender once with a sender that is no ref, and
+ * then says whether that threw ("threw") or not ("did not throw").
+ */
+export class NoRefSender extends Actor<unknown> {
+  onReceive(): void {
+    const caller = this.sender!;
+    let outcome = "did not throw";
+    try {
+      caller.tell("with a bad sender", "not a ref" as never);
+    } catch {
+      outcome = "threw";
+    }
+    caller.tell(outcome);
+  }
+}

@@ -47,6 +47,7 @@ import {
   Journal,
   LateAnswerer,
   Measurer,
+  NoRefSender,
   Player,
   Recorder,
   SenderKeeper,
@@ -78,6 +79,7 @@ function setup(
     AskBack: () => new AskBack(),
     ImpatientAsker: () => new ImpatientAsker(),
     Stasher: () => new Stasher(),
+    NoRefSender: () => new NoRefSender(),
     Recorder: (dieAt: number) =>
       new Recorder(
         fakes.workers.length === 1 ? dieAt : -1,
@@ -342,6 +344,46 @@ describe("a remote ref", () => {
       );
     } finally {
       Caller.release();
+      await stop();
+    }
+  });
+
+  it("as a sender from the worker, told with a sender that is no ref, gives a dead letter, not a throw", async () => {
+    const { system, worker, dead, stop } = setup();
+    try {
+      const senders: ActorRef<unknown>[] = [];
+      const keeper = system.actorOf(
+        Props.create(() => new SenderKeeper(senders)),
+      );
+      const caller = await spawnInWorker<string>(worker, "caller", "Caller");
+      caller.tell("go", keeper);
+      await until(() => senders.length === 1);
+      const remote = senders[0];
+      remote.tell("hello", "not a ref" as never); // must not throw
+      await until(() => dead.some((letter) => letter.message === "hello"));
+      const letters = dead.filter((letter) => letter.message === "hello");
+      assert.equal(letters.length, 1);
+      assert.equal(letters[0].recipient, remote);
+      assert.match(letters[0].reason, /sender .*not an actor ref/);
+    } finally {
+      Caller.release();
+      await stop();
+    }
+  });
+
+  it("told from inside the worker with a sender that is no ref: no throw there, nothing here", async () => {
+    const { system, worker, stop } = setup();
+    try {
+      const seen: unknown[] = [];
+      const collector = system.actorOf(
+        Props.create(() => new Collector(seen as number[])),
+      );
+      const bad = await spawnInWorker(worker, "bad", "NoRefSender");
+      bad.tell("go", collector);
+      await until(() => seen.length === 1);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      assert.deepEqual(seen, ["did not throw"]);
+    } finally {
       await stop();
     }
   });
