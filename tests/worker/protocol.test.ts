@@ -777,20 +777,29 @@ describe("a supervised worker", () => {
     }
   });
 
-  it("drops what its stash cannot hold while it is down: each a dead letter once, as itself, to the remote ref", async () => {
-    const { system, worker, fakes, dead, stop } = setup({
-      backoff: { minBackoff: 500, maxBackoff: 500, maxStashSize: 2 },
+  /**
+   * A supervised worker running an echo, crashed: its supervisor waits out
+   * `backoffMs`, stashing at most `maxStashSize` messages.
+   */
+  async function downWithEcho(maxStashSize: number, backoffMs: number) {
+    const env = setup({
+      backoff: { minBackoff: backoffMs, maxBackoff: backoffMs, maxStashSize },
     });
+    const seen: number[] = [];
+    const collector = env.system.actorOf(
+      Props.create(() => new Collector(seen)),
+    );
+    const echo = await spawnInWorker<number>(env.worker, "echo", "Echo");
+    await echo.ask(-1);
+    env.fakes.workers[0].crash();
+    // Its owner has stopped; the supervisor waits out the backoff.
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    return { ...env, seen, collector, echo };
+  }
+
+  it("drops what its stash cannot hold while it is down: each a dead letter once, as itself, to the remote ref", async () => {
+    const { dead, stop, seen, collector, echo } = await downWithEcho(2, 500);
     try {
-      const seen: number[] = [];
-      const collector = system.actorOf(
-        Props.create(() => new Collector(seen)),
-      );
-      const echo = await spawnInWorker<number>(worker, "echo", "Echo");
-      await echo.ask(-1);
-      fakes.workers[0].crash();
-      // Its owner has stopped; the supervisor waits out the backoff.
-      await new Promise((resolve) => setTimeout(resolve, 50));
       for (let n = 0; n < 5; n++) echo.tell(n, collector);
       const dropped = () =>
         dead.filter((letter) => typeof letter.message === "number");
@@ -811,18 +820,9 @@ describe("a supervised worker", () => {
   });
 
   it("spawns what was asked for while it was down, even past a full stash, with no dead letter for the spawn", async () => {
-    const { system, worker, fakes, dead, stop } = setup({
-      backoff: { minBackoff: 300, maxBackoff: 300, maxStashSize: 1 },
-    });
+    const { worker, fakes, dead, stop, seen, collector, echo } =
+      await downWithEcho(1, 300);
     try {
-      const seen: number[] = [];
-      const collector = system.actorOf(
-        Props.create(() => new Collector(seen)),
-      );
-      const echo = await spawnInWorker<number>(worker, "echo", "Echo");
-      await echo.ask(-1);
-      fakes.workers[0].crash();
-      await new Promise((resolve) => setTimeout(resolve, 50));
       echo.tell(1, collector); // fills the supervisor's stash
       const late = await spawnInWorker<number>(worker, "late", "Echo");
       await until(() => seen.length === 1); // the next worker is up
