@@ -642,11 +642,10 @@ export class ActorCell<T> extends ActorRef<T>
         this.currentSender = sender as ActorRef<unknown> | undefined;
         this.#receive(message.message);
         return;
-      } else {
-        const notice = message as TerminatedNotice;
-        sender = notice.ref;
-        message = openTerminated(this as unknown as ActorCell<never>, notice);
       }
+      const notice = message as TerminatedNotice;
+      sender = notice.ref;
+      message = openTerminated(this as unknown as ActorCell<never>, notice);
     }
     this.currentMessage = message;
     this.currentSender = sender as ActorRef<unknown> | undefined;
