@@ -121,7 +121,11 @@ import {
   whenSettled,
 } from "./cell_state.ts";
 import { ActorTimers, type TimerScheduler, TimerTicket } from "./timers.ts";
-import { type Envelope, releaseUndelivered } from "./undelivered.ts";
+import {
+  type Envelope,
+  releaseUndelivered,
+  sentMessage,
+} from "./undelivered.ts";
 import {
   addWatch,
   announceTermination,
@@ -594,7 +598,9 @@ export class ActorCell<T> extends ActorRef<T>
   crashed(error: unknown): void {
     this.flags &= ~(SCHEDULED | BUSY | TIMER_TURN);
     this.settleHanded();
-    const message = this.currentMessage;
+    // A tracked turn's message is the tracked one (see #invoke): the hooks
+    // get the message inside, as a handler's throw gives them.
+    const message = sentMessage(this.currentMessage);
     const sender = this.currentSender;
     this.currentMessage = NO_MESSAGE;
     this.currentSender = undefined;

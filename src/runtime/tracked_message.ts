@@ -39,7 +39,11 @@ export abstract class TrackedMessage extends Notice {
   abstract readonly message: unknown;
   /** Its actor's turn for it has come (called once, just before). */
   abstract taken(): void;
-  /** It is a dead letter, for `reason` (called once, instead of `taken`). */
+  /**
+   * It is a dead letter, for `reason` (called once: instead of `taken`, or
+   * after it when the actor's turn put it aside, in a stash that then
+   * dropped it: full, or its actor stopped).
+   */
   abstract undelivered(reason: string): void;
   /**
    * Its actor put it aside in the turn that took it (`stash()`): it stays

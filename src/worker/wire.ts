@@ -175,7 +175,10 @@ export class Outbox {
       this.#runSender = sender;
       this.#runSeq = seq === 0 ? 0 : seq + 1;
     }
-    if (frames.length >= BATCH_SLOTS) this.flush();
+    // Posted at once when full, but without the acknowledgements: those
+    // leave at the end of the turn, so that a message stashed late in a
+    // long turn can still take its own back (unack).
+    if (frames.length >= BATCH_SLOTS) this.flush(false);
     else if (!this.#scheduled) this.#schedule();
   }
 
@@ -235,12 +238,12 @@ export class Outbox {
     queueMicrotask(this.#flush);
   }
 
-  /** Posts what is queued as one batch. */
-  flush(): void {
+  /** Posts what is queued as one batch (the acknowledgements too, unless `acks` is false). */
+  flush(acks = true): void {
     if (this.#closed) return;
     let frames = this.#frames;
     this.#run = -1;
-    if (this.#acks.length > 0) {
+    if (acks && this.#acks.length > 0) {
       frames.push(ACKS, this.#acks);
       this.#acks = [];
     }
@@ -345,6 +348,8 @@ function eachFrame(
 const CHUNK = 1024;
 /** Emptied chunks a {@linkcode Book} keeps for re-use. */
 const SPARE_CHUNKS = 4;
+/** Stands for a chunk freed while older ones are still held: no entry. */
+const EMPTIED: unknown[] = [];
 
 /**
  * The main side's messages in flight, by seq: each a message, its sender
@@ -352,7 +357,8 @@ const SPARE_CHUNKS = 4;
  * {@linkcode CHUNK} seqs (no object a message, no hashing, no array grown
  * large: a `Map` of `Outgoing`s costs several times more a message).
  * Seqs are given out in increasing order and mostly taken back in order;
- * a chunk is dropped when emptied.
+ * a chunk is dropped when emptied (and no later seq can fall in it), even
+ * behind an older entry still held.
  */
 export class Book<M, R> {
   #chunks: unknown[][] = [];
@@ -370,6 +376,11 @@ export class Book<M, R> {
   sender: R | undefined = undefined;
   /** The recipient of the entry last taken. */
   recipient: R | undefined = undefined;
+
+  /** Chunks in use, for tests: what the books cost beyond their entries. */
+  get chunkCount(): number {
+    return this.#chunks.filter((chunk) => chunk !== EMPTIED).length;
+  }
 
   /** Holds an entry under `seq`, above every seq held so far. */
   set(
@@ -408,13 +419,21 @@ export class Book<M, R> {
     if (c < 0 || c >= chunks.length) return false;
     const chunk = chunks[c];
     const slot = (seq % CHUNK) * 3;
-    const recipient = chunk[slot + 2];
+    const recipient = chunk[slot + 2]; // undefined in EMPTIED, too
     if (recipient === undefined) return false;
     this.message = chunk[slot] as M;
     this.sender = chunk[slot + 1] as R | undefined;
     this.recipient = recipient as R;
     chunk[slot] = chunk[slot + 1] = chunk[slot + 2] = undefined;
-    if (--this.#live[c] === 0 && c === 0) this.#dropEmpty();
+    if (--this.#live[c] === 0) {
+      if (c === 0) this.#dropEmpty();
+      else if (c < Math.floor(this.#last / CHUNK) - this.#first) {
+        // Emptied behind an older entry held long (a stashed message):
+        // freed now, so that one entry does not keep every later chunk.
+        this.#recycle(chunk);
+        chunks[c] = EMPTIED;
+      }
+    }
     return true;
   }
 
@@ -444,6 +463,13 @@ export class Book<M, R> {
     }
   }
 
+  /** Keeps an emptied chunk for re-use, if fewer than SPARE_CHUNKS are. */
+  #recycle(chunk: unknown[]): void {
+    if (chunk !== EMPTIED && this.#spare.length < SPARE_CHUNKS) {
+      this.#spare.push(chunk);
+    }
+  }
+
   /**
    * Drops the empty chunks at the front that no later seq can fill (those
    * before the chunk of the highest seq set); returns how many.
@@ -456,9 +482,7 @@ export class Book<M, R> {
       drop < lastChunk
     ) drop++;
     if (drop === 0) return 0;
-    for (const chunk of this.#chunks.splice(0, drop)) {
-      if (this.#spare.length < SPARE_CHUNKS) this.#spare.push(chunk);
-    }
+    for (const chunk of this.#chunks.splice(0, drop)) this.#recycle(chunk);
     this.#live.splice(0, drop);
     this.#first += drop;
     return drop;

@@ -25,7 +25,7 @@
 
 import { Actor, Terminated } from "../runtime/actor.ts";
 import type { ActorCell } from "../runtime/actor_cell.ts";
-import { ActorRef } from "../runtime/actor_ref.ts";
+import type { ActorRef } from "../runtime/actor_ref.ts";
 import { PoisonPill } from "../runtime/poison_pill.ts";
 import { Props } from "../runtime/props.ts";
 import { TrackedMessage } from "../runtime/tracked_message.ts";
@@ -196,12 +196,10 @@ function shortcut(
   const tell = ref.tell;
   const cut = ref as { tell: ActorRef<unknown>["tell"] };
   cut.tell = function (message: unknown, sender?: ActorRef<never>): void {
+    // (A sender that is no ref is the owner's to refuse: a dead letter.)
     if (
       state.queued === 0 && !state.stopped && conduit.open &&
-      message !== PoisonPill &&
-      // A sender that is no ref fails the stand-in's turn, as before, not
-      // the caller's.
-      (sender === undefined || sender instanceof ActorRef)
+      message !== PoisonPill
     ) {
       // A message from a worker this one serves (a reply to this ref as a
       // sender) is taken here, as the stand-in's turn would take it.

@@ -165,6 +165,11 @@ export class Caller extends Actor<unknown> {
     for (const end of Caller.#waiting.splice(0)) end();
   }
 
+  /** How many turns it holds. */
+  static get holding(): number {
+    return Caller.#waiting.length;
+  }
+
   onReceive(): Promise<void> {
     this.sender?.tell("call", this.self);
     return new Promise((resolve) => Caller.#waiting.push(resolve));
@@ -289,5 +294,17 @@ export class NoRefSender extends Actor<unknown> {
       outcome = "threw";
     }
     caller.tell(outcome);
+  }
+}
+
+/**
+ * In the worker: answers each message with 2,100 numbers (more than one
+ * batch holds, so a batch is posted in the middle of the turn), then
+ * stashes it.
+ */
+export class ChattyStasher extends Actor<unknown> {
+  onReceive(): void {
+    for (let n = 0; n < 2_100; n++) this.sender?.tell(n);
+    this.context.stash();
   }
 }

@@ -37,6 +37,7 @@ import {
   AskThenTell,
   BadReplier,
   Caller,
+  ChattyStasher,
   Collector,
   Counter,
   DoubleReplier,
@@ -79,6 +80,7 @@ function setup(
     AskBack: () => new AskBack(),
     ImpatientAsker: () => new ImpatientAsker(),
     Stasher: () => new Stasher(),
+    ChattyStasher: () => new ChattyStasher(),
     NoRefSender: () => new NoRefSender(),
     Recorder: (dieAt: number) =>
       new Recorder(
@@ -342,6 +344,9 @@ describe("a remote ref", () => {
           error instanceof AskTimeoutError && error.path === remote.path &&
           /\/worker-\d+\/ref-\d+$/.test(error.path),
       );
+      // Released, it takes the question, and holds that turn too.
+      Caller.release();
+      await until(() => Caller.holding === 1);
     } finally {
       Caller.release();
       await stop();
@@ -633,14 +638,23 @@ describe("spawning in the worker", () => {
     }
   });
 
-  it("lets a tell with a sender that is no ref fail the stand-in, not the caller: the message is a dead letter", async () => {
+  it("takes a tell with a sender that is no ref as a dead letter, not a throw into the caller", async () => {
     const { worker, dead, stop } = setup();
     try {
       const echo = await spawnInWorker<string>(worker, "echo", "Echo");
+      await echo.ask("ready"); // the short cut is open
       assert.doesNotThrow(() =>
         echo.tell("hello", "me" as unknown as ActorRef<never>)
       );
       await until(() => dead.some((letter) => letter.message === "hello"));
+      const letter = dead.find((letter) => letter.message === "hello")!;
+      assert.equal(letter.recipient, echo);
+      assert.equal(
+        letter.reason,
+        'its sender is not an actor ref (got "me")',
+      );
+      // The stand-in goes on.
+      assert.equal(await echo.ask("still here"), "still here");
     } finally {
       await stop();
     }
@@ -1067,6 +1081,26 @@ describe("a message a worker actor stashes", () => {
         assert.match(letter.reason, /worker died before handling it/);
         assert.equal(letter.recipient, holding);
       }
+    } finally {
+      await stop();
+    }
+  });
+
+  it("late in a turn that filled a batch first is still the main side's", async () => {
+    const { system, worker, fakes, dead, stop } = setup();
+    try {
+      const seen: number[] = [];
+      const collector = system.actorOf(
+        Props.create(() => new Collector(seen)),
+      );
+      const chatty = await spawnInWorker(worker, "chatty", "ChattyStasher");
+      chatty.tell("kept", collector);
+      await until(() => seen.length === 2_100);
+      fakes.workers[0].crash("killed after a long turn");
+      await until(() => dead.some((letter) => letter.message === "kept"));
+      const letters = dead.filter((letter) => letter.message === "kept");
+      assert.equal(letters.length, 1);
+      assert.match(letters[0].reason, /worker died before handling it/);
     } finally {
       await stop();
     }

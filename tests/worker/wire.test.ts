@@ -72,6 +72,21 @@ describe("the books of messages in flight", () => {
   });
 });
 
+describe("the books, behind an entry held long", () => {
+  it("free each chunk emptied after it, so one entry does not keep them all", () => {
+    const book = new Book<number, object>();
+    book.set(1, 1, undefined, RECIPIENT); // held, as a stashed message is
+    for (let seq = 2; seq <= 100_000; seq++) {
+      book.set(seq, seq, undefined, RECIPIENT);
+      book.take(seq - 1 === 1 ? seq : seq - 1);
+    }
+    assert.ok(book.chunkCount <= 3, `${book.chunkCount} chunks`);
+    assert.ok(book.take(1), "the held entry is still there");
+    assert.equal(book.message, 1);
+    assert.ok(book.chunkCount <= 2, `${book.chunkCount} chunks`);
+  });
+});
+
 describe("the outbox's acknowledgements", () => {
   /** An outbox whose batches are kept, and a way to read the ACKS of the next. */
   function outbox() {
