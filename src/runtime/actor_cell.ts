@@ -72,8 +72,10 @@ import {
   abandonInFlight,
   armStopTimer,
   clearStopTimer,
+  endTracked,
   leaveBehind,
   leftBehindSettled,
+  putAside,
   reportTimedOut,
   staleFailure,
 } from "./in_flight.ts";
@@ -608,6 +610,7 @@ export class ActorCell<T> extends ActorRef<T>
     if (inFlight !== undefined) {
       inFlight.abandoned = true; // its message is accounted for here
       this.extras!.inFlight = undefined;
+      endTracked(inFlight, putAside(message));
     }
     this.core.log.error(
       `runtime fault in the turn of ${this.path}`,
@@ -735,11 +738,20 @@ export class ActorCell<T> extends ActorRef<T>
     next: (() => void) | undefined,
   ): void {
     const extras = this.ensureExtras();
+    // A tracked turn (its message is the tracked one, see #invoke) is taken
+    // when its handler ends, not when it began: a stash after an `await`
+    // keeps it tracked too.
+    const current = this.currentMessage;
+    const tracked = current !== message && current instanceof TrackedMessage
+      ? current
+      : undefined;
+    tracked?.deferred();
     const inFlight: InFlight = {
       message,
       sender,
       abandoned: false,
       timer: undefined,
+      tracked,
     };
     extras.inFlight = inFlight;
     const timerTurn = (this.flags & TIMER_TURN) !== 0;
@@ -756,6 +768,7 @@ export class ActorCell<T> extends ActorRef<T>
         }
         extras.inFlight = undefined;
         this.flags &= ~BUSY;
+        endTracked(inFlight, putAside(this.currentMessage));
         this.currentMessage = NO_MESSAGE;
         this.currentSender = undefined;
         // An async handler's time counts as busy, not idle (but for a timer's message).
@@ -770,6 +783,7 @@ export class ActorCell<T> extends ActorRef<T>
         if (extras.inFlight === inFlight) {
           extras.inFlight = undefined;
           this.flags &= ~BUSY;
+          endTracked(inFlight, putAside(this.currentMessage));
           this.#failTurn(error, message, sender);
         } else if (!inFlight.abandoned) {
           leftBehindSettled(this.#cell, inFlight);

@@ -11,6 +11,7 @@
  * @module
  */
 
+import type { TrackedMessage } from "./tracked_message.ts";
 import type { Behavior } from "./actor.ts";
 import type { ActorCell } from "./actor_cell.ts";
 import type { Children } from "./children.ts";
@@ -87,6 +88,11 @@ export interface InFlight {
   abandoned: boolean;
   /** Left behind by a restart: abandons it after the shutdown timeout. */
   timer: unknown;
+  /**
+   * A tracked turn's message (`tracked_message.ts`), taken when the handler
+   * ends, however it ends; `undefined` once it is.
+   */
+  tracked: TrackedMessage | undefined;
 }
 
 /** Per-cell state most actors never need, allocated on first use to keep idle actors small. */

@@ -49,11 +49,30 @@ export function leaveBehind(cell: ActorCell<never>, inFlight: InFlight): void {
   }, timeoutMs);
 }
 
+/**
+ * The async handler of a tracked turn ended (settled, failed or was
+ * abandoned): its message counts as taken now, once, unless the actor put
+ * it aside (`kept`: stashed, or dropped by a full stash), when the stash
+ * tells it what becomes of it.
+ */
+export function endTracked(inFlight: InFlight, kept: boolean): void {
+  const tracked = inFlight.tracked;
+  if (tracked === undefined) return;
+  inFlight.tracked = undefined;
+  if (!kept) tracked.taken();
+}
+
+/** Whether the turn's message was put aside: stashed, or a full stash's dead letter. */
+export function putAside(current: unknown): boolean {
+  return current === STASHED || current === STASH_OVERFLOWED;
+}
+
 /** A left-behind handler settled: forget it, and its timer. */
 export function leftBehindSettled(
   cell: ActorCell<never>,
   inFlight: InFlight,
 ): void {
+  endTracked(inFlight, false);
   if (cell.extras?.leftBehind?.delete(inFlight)) {
     cell.core.scheduler.clearTimeout(inFlight.timer);
     inFlight.timer = undefined;
@@ -146,7 +165,8 @@ export function abandonInFlight(
     reportTimedOut(cell, "start", timeoutMs);
     return;
   }
-  if (current !== STASHED && current !== STASH_OVERFLOWED) {
+  endTracked(inFlight, putAside(current));
+  if (!putAside(current)) {
     cell.core.deadLetter(
       inFlight.message,
       inFlight.sender,

@@ -64,7 +64,7 @@ export function stash(cell: ActorCell<never>): boolean {
   cell.currentMessage = STASHED;
   // Kept as it came (see #invoke), so its sender still hears what becomes of it.
   if (Notice.is(message) && message instanceof TrackedMessage) {
-    message.stashed();
+    message.deferred();
   }
   return true;
 }

@@ -10,7 +10,8 @@
  * message inside) or that it is a dead letter
  * ({@linkcode TrackedMessage.undelivered}, and the dead letter published
  * is the message inside). A tracked message the actor stashes in its turn
- * stays tracked in the stash ({@linkcode TrackedMessage.stashed}).
+ * stays tracked in the stash, and one whose async handler is running is
+ * taken when the handler ends ({@linkcode TrackedMessage.deferred}).
  *
  * The worker transport sends every message from the main side this way, so
  * the main side's books learn of each one exactly once, whatever the
@@ -37,7 +38,10 @@ import { Notice } from "./mailbox.ts";
 export abstract class TrackedMessage extends Notice {
   /** What the actor receives. */
   abstract readonly message: unknown;
-  /** Its actor's turn for it has come (called once, just before). */
+  /**
+   * Its actor's turn for it has come (called just before), or a deferred
+   * turn has ended with it handled.
+   */
   abstract taken(): void;
   /**
    * It is a dead letter, for `reason` (called once: instead of `taken`, or
@@ -46,11 +50,12 @@ export abstract class TrackedMessage extends Notice {
    */
   abstract undelivered(reason: string): void;
   /**
-   * Its actor put it aside in the turn that took it (`stash()`): it stays
-   * tracked in the stash, to be taken again in a later turn, or to be a dead
-   * letter (a sender that counted it handled when taken may count it again).
+   * The turn that took it did not end with it handled after all: the actor
+   * put it aside (`stash()`), or its async handler has not settled yet. It
+   * stays tracked, to be taken again (when the handler ends, or in a later
+   * turn), or to be a dead letter.
    */
-  abstract stashed(): void;
+  abstract deferred(): void;
 }
 
 /**

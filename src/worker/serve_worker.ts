@@ -6,7 +6,7 @@
  * system over an endpoint (the worker's `self`, or a port): it spawns
  * actors from registered factories when the main side asks, delivers the
  * main side's messages to them with senders that answer across the
- * boundary, acknowledges each message when its actor's turn for it comes,
+ * boundary, acknowledges each message when its actor's turn for it ends,
  * returns those it cannot deliver, and reports actors that stop.
  *
  * @module
@@ -130,8 +130,10 @@ class Served {
 /**
  * A message from the main side, as told to a served actor: the runtime
  * opens it when the actor's turn for it comes (whatever the actor's
- * handler), and it then acknowledges its seq; if it becomes a dead letter
- * instead, its seq goes back to the main side with the reason.
+ * handler), and it then acknowledges its seq, taking that back while the
+ * turn defers it (a stash, an async handler still running); if it becomes
+ * a dead letter instead, its seq goes back to the main side with the
+ * reason.
  */
 class FromMain extends TrackedMessage {
   constructor(
@@ -151,11 +153,12 @@ class FromMain extends TrackedMessage {
   }
 
   /**
-   * Put aside by its actor: not handled after all, so the main side keeps
-   * it (if its acknowledgement has not left yet; one stashed after an
-   * `await` in the handler counted as handled already).
+   * Not handled after all (stashed, or its async handler still runs): the
+   * main side keeps it. Its acknowledgement, queued when its turn began,
+   * leaves only after that synchronous turn, so it is taken back here
+   * (a second call finds nothing left to take back).
    */
-  stashed(): void {
+  deferred(): void {
     this.outbox.unack(this.seq);
   }
 }
@@ -487,8 +490,9 @@ class Server implements WorkerServer {
  * `options.actors` and talks to them as if they were local. Call it once,
  * at the worker's top level, with `self` (or a port).
  *
- * A message counts as handled when its actor's turn for it comes, whatever
- * handles it (`onReceive`, or a handler set with `become`); one that goes
+ * A message counts as handled when its actor's turn for it ends (an async
+ * handler's when it settles), whatever handles it (`onReceive`, or a
+ * handler set with `become`); one stashed is not handled yet; one that goes
  * to dead letters here instead (its actor stopped first, say) goes back to
  * the main side, which publishes it there. Messages cross by structured
  * clone, so class instances arrive as plain objects.

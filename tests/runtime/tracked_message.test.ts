@@ -39,8 +39,8 @@ class Tracked extends TrackedMessage {
   undelivered(reason: string): void {
     this.outcomes.push(`undelivered: ${reason}`);
   }
-  stashed(): void {
-    this.outcomes.push("stashed");
+  deferred(): void {
+    this.outcomes.push("deferred");
   }
 }
 
@@ -136,22 +136,56 @@ describe("a tracked message", () => {
     const later = new Tracked("later");
     ref.tell(later);
     await settle();
-    assert.deepEqual(later.outcomes, ["taken", "stashed"]);
+    assert.deepEqual(later.outcomes, ["taken", "deferred"]);
     ref.tell("release");
     await settle();
     // Its second turn stashed it again: still tracked.
     assert.deepEqual(seen, ["later", "release", "later"]);
-    assert.deepEqual(later.outcomes, ["taken", "stashed", "taken", "stashed"]);
+    assert.deepEqual(later.outcomes, [
+      "taken",
+      "deferred",
+      "taken",
+      "deferred",
+    ]);
     system.stop(ref);
     await settle();
     assert.deepEqual(later.outcomes, [
       "taken",
-      "stashed",
+      "deferred",
       "taken",
-      "stashed",
+      "deferred",
       "undelivered: recipient stopped",
     ]);
     assert.deepEqual(dead.map((letter) => letter.message), ["later"]);
+  });
+
+  it("handled by an async handler is taken when the handler ends, kept if it stashes after an await", async () => {
+    const dead = collectDeadLetters(system);
+    const ref = system.actorOf(fnProps<unknown>(async (actor, message) => {
+      await new Promise((resolve) => setTimeout(resolve, 1));
+      if (message === "fail") throw new Error("async failure");
+      if (message === "stash") actor.context.stash();
+    }));
+    const done = new Tracked("done");
+    const failed = new Tracked("fail");
+    const stashed = new Tracked("stash");
+    for (const message of [done, failed, stashed]) ref.tell(message);
+    await waitUntil(() => stashed.outcomes.length === 3, "the third turn");
+    await settle();
+    assert.deepEqual(done.outcomes, ["taken", "deferred", "taken"]);
+    assert.deepEqual(failed.outcomes, ["taken", "deferred", "taken"]);
+    assert.deepEqual(stashed.outcomes, ["taken", "deferred", "deferred"]);
+    // The failure is a dead letter as the message inside, once.
+    assert.deepEqual(dead.map((letter) => letter.message), ["fail"]);
+    system.stop(ref);
+    await settle();
+    assert.deepEqual(stashed.outcomes, [
+      "taken",
+      "deferred",
+      "deferred",
+      "undelivered: recipient stopped",
+    ]);
+    assert.deepEqual(dead.map((letter) => letter.message), ["fail", "stash"]);
   });
 
   it("leaves a revoked proxy, which throws at every look, accounted for", async () => {

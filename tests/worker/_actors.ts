@@ -308,3 +308,30 @@ export class ChattyStasher extends Actor<unknown> {
     this.context.stash();
   }
 }
+
+/**
+ * In the worker, with an async handler: answers "ping" with "pong"; any
+ * other message it stashes after an `await`, or, for "hold", keeps its
+ * turn until `AsyncStasher.release()`.
+ */
+export class AsyncStasher extends Actor<unknown> {
+  static #waiting: (() => void)[] = [];
+
+  /** Ends every turn held so far. */
+  static release(): void {
+    for (const end of AsyncStasher.#waiting.splice(0)) end();
+  }
+
+  async onReceive(message: unknown): Promise<void> {
+    if (message === "ping") {
+      this.sender?.tell("pong");
+      return;
+    }
+    if (message === "hold") {
+      await new Promise<void>((resolve) => AsyncStasher.#waiting.push(resolve));
+      return;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 1));
+    this.context.stash();
+  }
+}

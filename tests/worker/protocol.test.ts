@@ -35,6 +35,7 @@ import {
   Answerer,
   AskBack,
   AskThenTell,
+  AsyncStasher,
   BadReplier,
   Caller,
   ChattyStasher,
@@ -81,6 +82,7 @@ function setup(
     ImpatientAsker: () => new ImpatientAsker(),
     Stasher: () => new Stasher(),
     ChattyStasher: () => new ChattyStasher(),
+    AsyncStasher: () => new AsyncStasher(),
     NoRefSender: () => new NoRefSender(),
     Recorder: (dieAt: number) =>
       new Recorder(
@@ -295,8 +297,8 @@ describe("a remote ref", () => {
         undelivered(reason: string): void {
           outcomes.push(reason);
         }
-        stashed(): void {
-          outcomes.push("stashed");
+        deferred(): void {
+          outcomes.push("deferred");
         }
       }
       echo.tell(new Tracked(7), collector);
@@ -1104,6 +1106,50 @@ describe("a message a worker actor stashes", () => {
     } finally {
       await stop();
     }
+  });
+
+  it("after an await in an async handler is still the main side's, as is one whose handler still runs", async () => {
+    const { worker, fakes, dead, stop } = setup();
+    try {
+      const stasher = await spawnInWorker(worker, "async", "AsyncStasher");
+      stasher.tell("kept after an await");
+      assert.equal(await stasher.ask("ping"), "pong"); // its turn has ended
+      const holder = await spawnInWorker(worker, "holder", "AsyncStasher");
+      holder.tell("hold");
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      fakes.workers[0].crash("killed");
+      const lost = ["kept after an await", "hold"];
+      await until(() =>
+        lost.every((m) => dead.some((letter) => letter.message === m))
+      );
+      for (const message of lost) {
+        const letters = dead.filter((letter) => letter.message === message);
+        assert.equal(letters.length, 1, message);
+        assert.match(letters[0].reason, /worker died before handling it/);
+      }
+    } finally {
+      AsyncStasher.release();
+      await stop();
+    }
+  });
+
+  it("handled by an async handler counts as handled when it settles: nothing is left owed", async () => {
+    const { worker, dead, stop } = setup();
+    try {
+      const stasher = await spawnInWorker(worker, "async", "AsyncStasher");
+      for (let n = 0; n < 3; n++) {
+        assert.equal(await stasher.ask("ping"), "pong");
+      }
+      stasher.tell("hold");
+      await new Promise((resolve) => setTimeout(resolve, 10));
+      AsyncStasher.release();
+      assert.equal(await stasher.ask("ping"), "pong");
+    } finally {
+      await stop();
+    }
+    // Had an acknowledgement been missed, terminating would have
+    // dead-lettered that message as never handled.
+    assert.deepEqual(dead.map((letter) => letter.message), []);
   });
 
   it("and leaves behind at its stop is a dead letter on the main side too", async () => {
