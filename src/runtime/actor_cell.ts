@@ -123,11 +123,7 @@ import {
   whenSettled,
 } from "./cell_state.ts";
 import { ActorTimers, type TimerScheduler, TimerTicket } from "./timers.ts";
-import {
-  type Envelope,
-  releaseUndelivered,
-  sentMessage,
-} from "./undelivered.ts";
+import { type Envelope, releaseUndelivered } from "./undelivered.ts";
 import {
   addWatch,
   announceTermination,
@@ -602,7 +598,10 @@ export class ActorCell<T> extends ActorRef<T>
     this.settleHanded();
     // A tracked turn's message is the tracked one (see #invoke): the hooks
     // get the message inside, as a handler's throw gives them.
-    const message = sentMessage(this.currentMessage);
+    const current = this.currentMessage;
+    const message = Notice.is(current) && current instanceof TrackedMessage
+      ? current.message
+      : current;
     const sender = this.currentSender;
     this.currentMessage = NO_MESSAGE;
     this.currentSender = undefined;
@@ -785,14 +784,12 @@ export class ActorCell<T> extends ActorRef<T>
           this.flags &= ~BUSY;
           endTracked(inFlight, putAside(this.currentMessage));
           this.#failTurn(error, message, sender);
-        } else if (!inFlight.abandoned) {
+        } else {
           leftBehindSettled(this.#cell, inFlight);
-          staleFailure(
-            this.#cell,
-            error,
-            message,
-            sender,
-          );
+          // Unless it was accounted for already (abandoned, or stashed).
+          if (!inFlight.abandoned) {
+            staleFailure(this.#cell, error, message, sender);
+          }
         }
       },
     );
@@ -891,14 +888,22 @@ export class ActorCell<T> extends ActorRef<T>
   restart(reason: unknown, message: unknown, after?: Supervised): void {
     this.settleHanded();
     this.status = NEW;
+    // Stashed by the handler in flight: the stash (kept across the restart)
+    // accounts for its message, which the fresh instance gets again.
+    const keptAside = putAside(this.currentMessage);
     this.currentMessage = NO_MESSAGE;
     this.currentSender = undefined;
     // The receive timeout is the old instance's (its timer goes below).
     this.flags &= ~(BUSY | AWAITING_PARENT | RECEIVE_TIMEOUT);
     const extras = this.extras;
     if (extras !== undefined) {
-      if (extras.inFlight !== undefined) {
-        leaveBehind(this.#cell, extras.inFlight);
+      const inFlight = extras.inFlight;
+      if (inFlight !== undefined) {
+        if (keptAside) {
+          inFlight.abandoned = true; // owes no dead letter when it ends
+          endTracked(inFlight, true);
+        }
+        leaveBehind(this.#cell, inFlight);
       }
       extras.inFlight = undefined;
       // The old instance's timers go, and with them a typed backoff's

@@ -396,6 +396,13 @@ export class Book<M, R> {
     if (c >= chunks.length) {
       // A new chunk: first drop those emptied while still being filled.
       c -= this.#dropEmpty();
+      // The one filled last, if emptied (one message in flight at a time),
+      // though an older entry is still held before it.
+      const last = chunks.length - 1;
+      if (last > 0 && this.#live[last] === 0) {
+        this.#recycle(chunks[last]);
+        chunks[last] = EMPTIED;
+      }
       while (chunks.length <= c) {
         chunks.push(this.#spare.pop() ?? new Array(CHUNK * 3).fill(undefined));
         this.#live.push(0);

@@ -508,6 +508,60 @@ describe("exactly-once accounting across restarts (finding 5)", () => {
   });
 });
 
+describe("exactly-once accounting for a message stashed by a handler left behind", () => {
+  for (const ending of ["rejects", "never settles"] as const) {
+    it(`is delivered again after the restart and, when the old handler ${ending}, not also a dead letter`, async () => {
+      const system = createSystem({ shutdownTimeoutMs: 50 });
+      const slow = deferred();
+      try {
+        const dead = collectDeadLetters(system);
+        const seen: string[] = [];
+        let instances = 0;
+        class Parent extends Actor<string> {
+          override supervisorStrategy = new AllForOneStrategy(() => "restart");
+          readonly worker = this.context.actorOf(
+            Props.create(() =>
+              new (class extends Actor<string> {
+                readonly instance = ++instances;
+                async onReceive(message: string): Promise<void> {
+                  seen.push(`${message} (${this.instance})`);
+                  if (this.instance > 1) return;
+                  this.context.stash(); // put aside, then still in flight
+                  await slow.promise;
+                }
+              })()
+            ),
+            "worker",
+          );
+          readonly crashing = this.context.actorOf(
+            fnProps<string>(() => {
+              throw new Error("crash");
+            }),
+            "crashing",
+          );
+          onReceive(message: string): void {
+            if (message === "work") this.worker.tell("job");
+            else this.crashing.tell("crash");
+          }
+        }
+        const parent = system.actorOf(Props.create(() => new Parent()));
+        parent.tell("work");
+        await waitUntil(() => seen.length === 1, "the first turn");
+        parent.tell("crash"); // restarts both children while "job" runs
+        await waitUntil(() => seen.length === 2, "the fresh instance's turn");
+        assert.deepEqual(seen, ["job (1)", "job (2)"]);
+        if (ending === "rejects") slow.reject(new Error("late failure"));
+        // Long enough for a left-behind handler to be abandoned (50 ms).
+        await new Promise((resolve) => setTimeout(resolve, 120));
+        assert.deepEqual(dead.filter((d) => d.message === "job"), []);
+      } finally {
+        slow.resolve();
+        await system.terminate();
+      }
+    });
+  }
+});
+
 describe("exactly-once accounting for handlers that never settle", () => {
   it("a handler left behind by an AllForOne restart is dead-lettered once when the actor stops", async () => {
     const system = createSystem({ shutdownTimeoutMs: 60_000 });

@@ -8,11 +8,15 @@
 import { afterEach, beforeEach, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import {
+  Actor,
   type ActorRef,
   type ActorSystem,
   BackoffMessageDropped,
   BackoffSupervisor,
   DeadLetter,
+  Directive,
+  OneForOneStrategy,
+  Props,
 } from "../../mod.ts";
 import {
   ForwardedMessage,
@@ -186,6 +190,48 @@ describe("a tracked message", () => {
       "undelivered: recipient stopped",
     ]);
     assert.deepEqual(dead.map((letter) => letter.message), ["fail", "stash"]);
+  });
+
+  it("stashed after an await, then its actor restarted with that handler in flight: taken once, by the fresh instance", async () => {
+    const dead = collectDeadLetters(system);
+    const seen: string[] = [];
+    let instances = 0;
+    let releaseOld = (): void => {};
+    class Worker extends Actor<unknown> {
+      readonly #instance = ++instances;
+      // A child's failure fails this actor too, which then restarts.
+      override readonly supervisorStrategy = new OneForOneStrategy(() =>
+        Directive.Escalate
+      );
+      async onReceive(message: unknown): Promise<void> {
+        seen.push(`${message} (instance ${this.#instance})`);
+        if (this.#instance > 1) return;
+        await new Promise((resolve) => setTimeout(resolve, 1));
+        this.context.stash();
+        this.context.actorOf(fnProps(() => {
+          throw new Error("the child fails");
+        })).tell("go");
+        await new Promise<void>((resolve) => releaseOld = resolve);
+      }
+    }
+    const ref = system.actorOf(Props.create(() => new Worker()));
+    const job = new Tracked("job");
+    ref.tell(job);
+    await waitUntil(() => seen.length === 2, "the fresh instance's turn");
+    assert.deepEqual(seen, ["job (instance 1)", "job (instance 2)"]);
+    await settle();
+    // Instance 1: taken, deferred (async), deferred (stashed); instance 2:
+    // taken, deferred (async), taken (its handler ended).
+    const outcomes = ["taken", "deferred", "deferred", "taken", "deferred"];
+    assert.deepEqual(job.outcomes, [...outcomes, "taken"]);
+    releaseOld(); // the old handler ends: it owes nothing more
+    await settle();
+    assert.deepEqual(job.outcomes, [...outcomes, "taken"]);
+    assert.deepEqual(
+      dead.filter((letter) => letter.message === "job"),
+      [],
+      "redelivered, so no dead letter",
+    );
   });
 
   it("leaves a revoked proxy, which throws at every look, accounted for", async () => {

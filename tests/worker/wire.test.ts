@@ -85,6 +85,17 @@ describe("the books, behind an entry held long", () => {
     assert.equal(book.message, 1);
     assert.ok(book.chunkCount <= 2, `${book.chunkCount} chunks`);
   });
+
+  it("free them too when one message at a time is in flight (a ping-pong)", () => {
+    const book = new Book<number, object>();
+    book.set(1, 1, undefined, RECIPIENT);
+    for (let seq = 2; seq <= 100_000; seq++) {
+      book.set(seq, seq, undefined, RECIPIENT);
+      assert.ok(book.take(seq));
+    }
+    assert.ok(book.chunkCount <= 2, `${book.chunkCount} chunks`);
+    assert.deepEqual(remaining(book), [1]);
+  });
 });
 
 describe("the outbox's acknowledgements", () => {
