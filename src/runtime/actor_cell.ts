@@ -75,7 +75,6 @@ import {
   endTracked,
   leaveBehind,
   leftBehindSettled,
-  putAside,
   reportTimedOut,
   staleFailure,
 } from "./in_flight.ts";
@@ -96,7 +95,7 @@ import {
   scheduleRestart,
 } from "./restart_after.ts";
 import { become, stash, unbecome, unstashAll } from "./stash.ts";
-import { TrackedMessage } from "./tracked_message.ts";
+import { insideTracked, TrackedMessage } from "./tracked_message.ts";
 import {
   AWAITING_PARENT,
   BUSY,
@@ -108,13 +107,12 @@ import {
   NEW,
   NO_MESSAGE,
   POST_STOP_CALLED,
+  putAside,
   RECEIVE_TIMEOUT,
   RESTART_PENDING,
   RUNNING,
   SCHEDULED,
   STARTING,
-  STASH_OVERFLOWED,
-  STASHED,
   STOP_REQUESTED,
   STOPPED,
   STOPPING,
@@ -598,10 +596,7 @@ export class ActorCell<T> extends ActorRef<T>
     this.settleHanded();
     // A tracked turn's message is the tracked one (see #invoke): the hooks
     // get the message inside, as a handler's throw gives them.
-    const current = this.currentMessage;
-    const message = Notice.is(current) && current instanceof TrackedMessage
-      ? current.message
-      : current;
+    const message = insideTracked(this.currentMessage);
     const sender = this.currentSender;
     this.currentMessage = NO_MESSAGE;
     this.currentSender = undefined;
@@ -616,8 +611,7 @@ export class ActorCell<T> extends ActorRef<T>
       error,
     );
     // A stashed message is kept (its sentinel is no message for the hooks).
-    const undelivered = message !== NO_MESSAGE && message !== STASHED &&
-      message !== STASH_OVERFLOWED;
+    const undelivered = message !== NO_MESSAGE && !putAside(message);
     this.fail(error, undelivered ? message : NO_MESSAGE, sender, undelivered);
     this.scheduleIfRunnable();
   }
@@ -718,8 +712,7 @@ export class ActorCell<T> extends ActorRef<T>
       error,
       message,
       sender,
-      message !== NO_MESSAGE && current !== STASHED &&
-        current !== STASH_OVERFLOWED,
+      message !== NO_MESSAGE && !putAside(current),
     );
   }
 

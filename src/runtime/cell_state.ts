@@ -52,6 +52,15 @@ export const STASHED: unique symbol = Symbol("stashed");
 export const STASH_OVERFLOWED: unique symbol = Symbol("stash overflowed");
 
 /**
+ * Whether `current` (a cell's `currentMessage`) says the turn's message was
+ * put aside: stashed, or a full stash's dead letter already. Either way the
+ * turn no longer owes it an outcome.
+ */
+export function putAside(current: unknown): boolean {
+  return current === STASHED || current === STASH_OVERFLOWED;
+}
+
+/**
  * Whether a hook's result is to be awaited. Reading `then` is user code (a
  * getter, a Proxy), so it may throw: that is the hook's failure, reported
  * by the caller's `catch`.

@@ -17,13 +17,7 @@
 
 import type { ActorCell } from "./actor_cell.ts";
 import type { ActorRef } from "./actor_ref.ts";
-import {
-  BUSY,
-  type InFlight,
-  NO_MESSAGE,
-  STASH_OVERFLOWED,
-  STASHED,
-} from "./cell_state.ts";
+import { BUSY, type InFlight, NO_MESSAGE, putAside } from "./cell_state.ts";
 import { ActorStopTimedOut } from "./event_stream.ts";
 import { describeError } from "../validation.ts";
 
@@ -60,11 +54,6 @@ export function endTracked(inFlight: InFlight, kept: boolean): void {
   if (tracked === undefined) return;
   inFlight.tracked = undefined;
   if (!kept) tracked.taken();
-}
-
-/** Whether the turn's message was put aside: stashed, or a full stash's dead letter. */
-export function putAside(current: unknown): boolean {
-  return current === STASHED || current === STASH_OVERFLOWED;
 }
 
 /** A left-behind handler settled: forget it, and its timer. */

@@ -59,6 +59,17 @@ export abstract class TrackedMessage extends Notice {
 }
 
 /**
+ * What a tracked message carries, or `message` itself: the message a turn,
+ * a hook or an event shows. Asked without calling anything of `message`'s
+ * (a revoked proxy throws at `instanceof`).
+ */
+export function insideTracked(message: unknown): unknown {
+  return Notice.is(message) && message instanceof TrackedMessage
+    ? message.message
+    : message;
+}
+
+/**
  * A message for `recipient` on its way there through actors that pass it on
  * unopened. If it becomes a dead letter anywhere on the way, the runtime
  * calls {@linkcode ForwardedMessage.undelivered} and publishes the message

@@ -21,9 +21,8 @@
 
 import type { ActorCell } from "./actor_cell.ts";
 import type { ActorRef } from "./actor_ref.ts";
-import { Notice } from "./mailbox.ts";
 import { isRuntimeNotice } from "./poison_pill.ts";
-import { ForwardedMessage, TrackedMessage } from "./tracked_message.ts";
+import { ForwardedMessage, insideTracked } from "./tracked_message.ts";
 
 /** A message with its sender. */
 export interface Envelope {
@@ -37,10 +36,9 @@ export interface Envelope {
  * tracked), else the message itself. For what a taker shows of a message (its events).
  */
 export function sentMessage(message: unknown): unknown {
-  if (Notice.is(message)) {
-    return message instanceof TrackedMessage ? message.message : message;
-  }
-  return ForwardedMessage.is(message) ? message.message : message;
+  return ForwardedMessage.is(message)
+    ? message.message
+    : insideTracked(message);
 }
 
 /** The method a parent defines to take over a stopping child's messages. */

@@ -4,6 +4,8 @@
 
 import { Actor } from "../../src/runtime/actor.ts";
 import type { ActorRef } from "../../src/runtime/actor_ref.ts";
+import type { ActorSystem } from "../../src/runtime/actor_system.ts";
+import { Props } from "../../src/runtime/props.ts";
 
 /** Answers each message with itself. */
 export class Echo extends Actor<unknown> {
@@ -81,6 +83,15 @@ export class Collector extends Actor<number> {
   onReceive(n: number): void {
     this.seen.push(n);
   }
+}
+
+/** A {@linkcode Collector} in `system`, and the list it fills. */
+export function collecting(
+  system: ActorSystem,
+): { seen: number[]; collector: ActorRef<number> } {
+  const seen: number[] = [];
+  const collector = system.actorOf(Props.create(() => new Collector(seen)));
+  return { seen, collector };
 }
 
 /**

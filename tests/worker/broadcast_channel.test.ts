@@ -10,11 +10,10 @@ import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { ActorSystem } from "../../src/runtime/actor_system.ts";
 import { DeadLetter } from "../../src/runtime/event_stream.ts";
-import { Props } from "../../src/runtime/props.ts";
 import type { Endpoint } from "../../src/worker/endpoint.ts";
 import { serveWorker } from "../../src/worker/serve_worker.ts";
 import { spawnInWorker, workerProps } from "../../src/worker/worker_props.ts";
-import { Collector, Echo } from "./_actors.ts";
+import { collecting, Echo } from "./_actors.ts";
 import { until } from "./_fake_endpoint.ts";
 
 let channels = 0;
@@ -46,10 +45,7 @@ describe("a BroadcastChannel as the endpoint", () => {
       );
       const echo = await spawnInWorker<unknown>(gate, "echo", "Echo");
       assert.equal(await echo.ask("hello"), "hello");
-      const seen: number[] = [];
-      const collector = system.actorOf(
-        Props.create(() => new Collector(seen)),
-      );
+      const { seen, collector } = collecting(system);
       for (let n = 0; n < 100; n++) echo.tell(n, collector);
       await until(() => seen.length === 100);
       assert.deepEqual(seen, [...Array(100).keys()]);

@@ -39,7 +39,7 @@ import {
   BadReplier,
   Caller,
   ChattyStasher,
-  Collector,
+  collecting,
   Counter,
   DoubleReplier,
   Echo,
@@ -156,10 +156,7 @@ describe("a remote ref", () => {
     try {
       const echo = await spawnInWorker<number>(worker, "echo", "Echo");
       await echo.ask(-1); // the worker runs and the spawn has crossed
-      const seen: number[] = [];
-      const collector = system.actorOf(
-        Props.create(() => new Collector(seen)),
-      );
+      const { seen, collector } = collecting(system);
       const before = fakes.workers[0].main.posts;
       const repliesBefore = fakes.workers[0].inside.posts;
       for (let n = 0; n < 500; n++) echo.tell(n, collector);
@@ -178,10 +175,7 @@ describe("a remote ref", () => {
     try {
       const echo = await spawnInWorker<number>(worker, "echo", "Echo");
       await echo.ask(-1);
-      const seen: number[] = [];
-      const collector = system.actorOf(
-        Props.create(() => new Collector(seen)),
-      );
+      const { seen, collector } = collecting(system);
       const before = fakes.workers[0].main.posts;
       for (let n = 0; n < 10_000; n++) echo.tell(n, collector);
       await until(() => seen.length === 10_000);
@@ -201,10 +195,8 @@ describe("a remote ref", () => {
       const a = await spawnInWorker<number>(worker, "a", "Echo");
       const b = await spawnInWorker<number>(worker, "b", "Echo");
       await Promise.all([a.ask(-1), b.ask(-1)]);
-      const seenX: number[] = [];
-      const seenY: number[] = [];
-      const x = system.actorOf(Props.create(() => new Collector(seenX)));
-      const y = system.actorOf(Props.create(() => new Collector(seenY)));
+      const { seen: seenX, collector: x } = collecting(system);
+      const { seen: seenY, collector: y } = collecting(system);
       // Runs of one, two and three, then a long run to one actor.
       for (let n = 0; n < 300; n++) {
         (n % 3 === 0 ? b : a).tell(n, n % 2 === 0 ? x : y);
@@ -282,10 +274,7 @@ describe("a remote ref", () => {
     try {
       const echo = await spawnInWorker<unknown>(worker, "echo", "Echo");
       await echo.ask("ready"); // the short cut is open
-      const seen: number[] = [];
-      const collector = system.actorOf(
-        Props.create(() => new Collector(seen)),
-      );
+      const { seen, collector } = collecting(system);
       const outcomes: string[] = [];
       class Tracked extends TrackedMessage {
         constructor(readonly message: unknown) {
@@ -381,10 +370,7 @@ describe("a remote ref", () => {
   it("told from inside the worker with a sender that is no ref: no throw there, nothing here", async () => {
     const { system, worker, stop } = setup();
     try {
-      const seen: unknown[] = [];
-      const collector = system.actorOf(
-        Props.create(() => new Collector(seen as number[])),
-      );
+      const { seen, collector } = collecting(system);
       const bad = await spawnInWorker(worker, "bad", "NoRefSender");
       bad.tell("go", collector);
       await until(() => seen.length === 1);
@@ -459,10 +445,7 @@ describe("a message that cannot be cloned", () => {
     const { system, worker, dead, stop } = setup();
     try {
       const echo = await spawnInWorker<unknown>(worker, "echo", "Echo");
-      const seen: number[] = [];
-      const collector = system.actorOf(
-        Props.create(() => new Collector(seen)),
-      );
+      const { seen, collector } = collecting(system);
       const bad = { run: () => 1 };
       echo.tell(1, collector);
       assert.doesNotThrow(() => echo.tell(bad, collector));
@@ -510,10 +493,7 @@ describe("a message that cannot be cloned", () => {
     try {
       const echo = await spawnInWorker<unknown>(worker, "echo", "Echo");
       await echo.ask(-1);
-      const seen: number[] = [];
-      const collector = system.actorOf(
-        Props.create(() => new Collector(seen)),
-      );
+      const { seen, collector } = collecting(system);
       const bad = { run: () => 1 };
       for (let n = 0; n < 10; n++) echo.tell(n === 4 ? bad : n, collector);
       await until(() => seen.length === 9);
@@ -728,10 +708,7 @@ describe("a supervised worker", () => {
       backoff: { minBackoff: 10, maxBackoff: 100 },
     });
     try {
-      const seen: number[] = [];
-      const collector = system.actorOf(
-        Props.create(() => new Collector(seen)),
-      );
+      const { seen, collector } = collecting(system);
       const recorder = await spawnInWorker<{ n: number }>(
         worker,
         "recorder",
@@ -767,10 +744,7 @@ describe("a supervised worker", () => {
       backoff: { minBackoff: 5, maxBackoff: 10 },
     });
     try {
-      const seen: number[] = [];
-      const collector = system.actorOf(
-        Props.create(() => new Collector(seen)),
-      );
+      const { seen, collector } = collecting(system);
       const echo = await spawnInWorker<number>(worker, "echo", "Echo");
       await echo.ask(-1);
       let n = 0;
@@ -801,10 +775,7 @@ describe("a supervised worker", () => {
     const env = setup({
       backoff: { minBackoff: backoffMs, maxBackoff: backoffMs, maxStashSize },
     });
-    const seen: number[] = [];
-    const collector = env.system.actorOf(
-      Props.create(() => new Collector(seen)),
-    );
+    const { seen, collector } = collecting(env.system);
     const echo = await spawnInWorker<number>(env.worker, "echo", "Echo");
     await echo.ask(-1);
     env.fakes.workers[0].crash();
@@ -861,10 +832,7 @@ describe("a supervised worker", () => {
       backoff: { minBackoff: 5, maxBackoff: 10 },
     });
     try {
-      const seen: number[] = [];
-      const collector = system.actorOf(
-        Props.create(() => new Collector(seen)),
-      );
+      const { seen, collector } = collecting(system);
       const echo = await spawnInWorker<{ n: number } | number>(
         worker,
         "echo",
@@ -960,10 +928,7 @@ describe("acknowledgement", () => {
       backoff: { minBackoff: 5, maxBackoff: 10 },
     });
     try {
-      const seen: number[] = [];
-      const collector = system.actorOf(
-        Props.create(() => new Collector(seen)),
-      );
+      const { seen, collector } = collecting(system);
       const switcher = await spawnInWorker<unknown>(
         worker,
         "switcher",
@@ -1015,10 +980,7 @@ describe("acknowledgement", () => {
   it("is not given for a message by an equal one sent inside the worker", async () => {
     const { system, worker, fakes, dead, stop } = setup();
     try {
-      const seen: number[] = [];
-      const collector = system.actorOf(
-        Props.create(() => new Collector(seen)),
-      );
+      const { collector } = collecting(system);
       const holder = await spawnInWorker<unknown>(worker, "holder", "Holder");
       await holder.ask("started");
       // Inside the worker: a turn held, and a 5 queued behind it.
@@ -1049,10 +1011,7 @@ describe("a message a worker actor stashes", () => {
   it("stays the main side's until handled: released, each is handled once; the worker dying first, each is a dead letter", async () => {
     const { system, worker, fakes, dead, stop } = setup();
     try {
-      const seen: number[] = [];
-      const collector = system.actorOf(
-        Props.create(() => new Collector(seen)),
-      );
+      const { seen, collector } = collecting(system);
       const stasher = await spawnInWorker<number | string>(
         worker,
         "stasher",
@@ -1091,10 +1050,7 @@ describe("a message a worker actor stashes", () => {
   it("late in a turn that filled a batch first is still the main side's", async () => {
     const { system, worker, fakes, dead, stop } = setup();
     try {
-      const seen: number[] = [];
-      const collector = system.actorOf(
-        Props.create(() => new Collector(seen)),
-      );
+      const { seen, collector } = collecting(system);
       const chatty = await spawnInWorker(worker, "chatty", "ChattyStasher");
       chatty.tell("kept", collector);
       await until(() => seen.length === 2_100);
@@ -1155,9 +1111,7 @@ describe("a message a worker actor stashes", () => {
   it("and leaves behind at its stop is a dead letter on the main side too", async () => {
     const { system, worker, dead, stop } = setup();
     try {
-      const collector = system.actorOf(
-        Props.create(() => new Collector([])),
-      );
+      const { collector } = collecting(system);
       const stasher = await spawnInWorker<number | string>(
         worker,
         "stasher",

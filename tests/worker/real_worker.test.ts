@@ -17,7 +17,7 @@ import {
   type WorkerOptions,
   workerProps,
 } from "../../src/worker/worker_props.ts";
-import { Collector, Player } from "./_actors.ts";
+import { collecting, Player } from "./_actors.ts";
 import { until } from "./_fake_endpoint.ts";
 import { assertEachOnce, jobNumbers, streamJobs } from "./_jobs.ts";
 
@@ -196,10 +196,7 @@ describe("actors in a real worker", () => {
       backoff: { minBackoff: 20, maxBackoff: 200 },
     });
     try {
-      const seen: number[] = [];
-      const collector = system.actorOf(
-        Props.create(() => new Collector(seen)),
-      );
+      const { seen, collector } = collecting(system);
       const recorder = await spawnInWorker<{ n: number }>(
         worker,
         "recorder",
