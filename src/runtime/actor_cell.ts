@@ -584,10 +584,12 @@ export class ActorCell<T> extends ActorRef<T>
   }
 
   /**
-   * The dispatcher caught a throw escaping {@linkcode ActorCell.run}. User
-   * code cannot cause one (every hook's throw is caught where it is called),
-   * so this is a fault of the runtime itself: it is logged, the actor fails
-   * like any other, and the rest of the system goes on. A message whose
+   * The dispatcher caught a throw escaping {@linkcode ActorCell.run}. No
+   * hook or handler causes one (each throw is caught where it is called):
+   * it is a fault of the runtime itself, or a message that throws at the
+   * runtime's one look at it (a revoked `Proxy`, at `instanceof Notice`).
+   * It is logged, the actor fails like any other, and the rest of the
+   * system goes on. A message whose
    * turn it was becomes a dead letter, as when a handler throws; one handed
    * over and not yet begun stays first in the mailbox.
    */

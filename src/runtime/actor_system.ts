@@ -29,8 +29,7 @@ import {
 } from "./logging.ts";
 import { Props } from "./props.ts";
 import { isScheduler, realScheduler, type Scheduler } from "./scheduler.ts";
-import { ForwardedMessage, TrackedMessage } from "./tracked_message.ts";
-import { Notice } from "./mailbox.ts";
+import { ForwardedMessage, isTracked } from "./tracked_message.ts";
 import { checkDelay } from "../validation.ts";
 
 /** The default of {@linkcode ActorSystemOptions.shutdownTimeoutMs}. */
@@ -194,11 +193,9 @@ export class SystemCore implements AskOwner {
     recipient: ActorRef<never>,
     reason: string,
   ): void {
-    if (Notice.is(message)) {
-      if (message instanceof TrackedMessage) {
-        message.undelivered(reason);
-        message = message.message;
-      }
+    if (isTracked(message)) {
+      message.undelivered(reason);
+      message = message.message;
     } else if (ForwardedMessage.is(message)) {
       if (!message.undelivered(reason)) return; // it will be sent again
       recipient = message.recipient;

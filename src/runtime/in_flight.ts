@@ -154,8 +154,9 @@ export function abandonInFlight(
     reportTimedOut(cell, "start", timeoutMs);
     return;
   }
-  endTracked(inFlight, putAside(current));
-  if (!putAside(current)) {
+  const kept = putAside(current);
+  endTracked(inFlight, kept);
+  if (!kept) {
     cell.core.deadLetter(
       inFlight.message,
       inFlight.sender,

@@ -13,8 +13,8 @@
 import type { Behavior } from "./actor.ts";
 import type { ActorCell } from "./actor_cell.ts";
 import { HANDED, NO_MESSAGE, STASH_OVERFLOWED, STASHED } from "./cell_state.ts";
-import { Mailbox, Notice } from "./mailbox.ts";
-import { TrackedMessage } from "./tracked_message.ts";
+import { Mailbox } from "./mailbox.ts";
+import { isTracked } from "./tracked_message.ts";
 import { fail } from "../validation.ts";
 
 /** `context.become`: `behavior` handles the next messages. */
@@ -63,9 +63,7 @@ export function stash(cell: ActorCell<never>): boolean {
   stashed.push(message, cell.currentSender);
   cell.currentMessage = STASHED;
   // Kept as it came (see #invoke), so its sender still hears what becomes of it.
-  if (Notice.is(message) && message instanceof TrackedMessage) {
-    message.deferred();
-  }
+  if (isTracked(message)) message.deferred();
   return true;
 }
 

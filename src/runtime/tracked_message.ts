@@ -64,9 +64,15 @@ export abstract class TrackedMessage extends Notice {
  * (a revoked proxy throws at `instanceof`).
  */
 export function insideTracked(message: unknown): unknown {
-  return Notice.is(message) && message instanceof TrackedMessage
-    ? message.message
-    : message;
+  return isTracked(message) ? message.message : message;
+}
+
+/**
+ * Whether `value` is a tracked message, asked without calling anything of
+ * `value`'s (off the turn's hot path, which keeps `instanceof`).
+ */
+export function isTracked(value: unknown): value is TrackedMessage {
+  return Notice.is(value) && value instanceof TrackedMessage;
 }
 
 /**

@@ -162,8 +162,8 @@ export class BackoffDecision {
     // The one way a policy is asked (as the BackoffSender, the WebSocket
     // connection and the Durable Objects channel ask theirs): a delay >= 0
     // comes back clamped to what a timer can wait, anything else as a
-    // problem. The clamp there is the only one between a policy and the
-    // timer: `maxBackoff` was checked against the same bound.
+    // problem. On this path the clamp there is the only one between a
+    // policy and the timer: `maxBackoff` was checked against the same bound.
     // A custom policy is user code: its failure must not undo the decision,
     // nor cause a restart storm.
     const { delayMs, failure } = delayOr(

@@ -296,8 +296,8 @@ export interface RestartStatistics {
 }
 
 /**
- * `value` if it is a classic strategy (a {@linkcode FaultHandlingStrategy});
- * else the one TypeError, naming `option`. Internal: what the system's
+ * Checks that `value` is a classic strategy (a {@linkcode
+ * FaultHandlingStrategy}); else throws the one TypeError, naming `option`. Internal: what the system's
  * guardian, an actor's `supervisorStrategy` and a worker's `strategy` are
  * checked with.
  */
@@ -305,7 +305,7 @@ export function checkStrategy(
   action: string,
   option: string,
   value: unknown,
-): FaultHandlingStrategy {
+): asserts value is FaultHandlingStrategy {
   if (!(value instanceof FaultHandlingStrategy)) {
     fail(
       action,
@@ -314,7 +314,6 @@ export function checkStrategy(
       value,
     );
   }
-  return value;
 }
 
 /**

@@ -28,8 +28,7 @@ import type { ActorCell } from "../runtime/actor_cell.ts";
 import type { ActorRef } from "../runtime/actor_ref.ts";
 import { PoisonPill } from "../runtime/poison_pill.ts";
 import { Props } from "../runtime/props.ts";
-import { TrackedMessage } from "../runtime/tracked_message.ts";
-import { Notice } from "../runtime/mailbox.ts";
+import { isTracked } from "../runtime/tracked_message.ts";
 import { BackoffSupervisor } from "../patterns/backoff_supervisor.ts";
 import type { BackoffOptions } from "../patterns/backoff_options.ts";
 import {
@@ -203,7 +202,7 @@ function shortcut(
     ) {
       // A message from a worker this one serves (a reply to this ref as a
       // sender) is taken here, as the stand-in's turn would take it.
-      if (Notice.is(message) && message instanceof TrackedMessage) {
+      if (isTracked(message)) {
         message.taken();
         message = message.message;
       }
