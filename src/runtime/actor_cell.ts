@@ -253,19 +253,23 @@ export class ActorCell<T> extends ActorRef<T>
   }
 
   /**
-   * Asks this actor on behalf of `asked` (a transport's ref, whose asks go
-   * through this actor): the ask's errors name `asked`. Internal.
+   * Asks `asked`, a ref with no system of its own (a transport's), as this
+   * actor's system would: the ask's temporary ref belongs to that system,
+   * and the question is sent with `asked.tell`, in order with its tells.
+   * Internal.
    */
   askFor<R = unknown>(
     asked: ActorRef<never>,
-    message: T,
+    message: unknown,
     options?: number | AskOptions,
   ): Promise<R> {
     // AskRef checks the options; with a signal already aborted it is born
     // settled, and the message is not sent. Sent with `tell`, so a ref
     // whose `tell` was replaced (a worker's stand-in) sends asks its way.
     const asker = new AskRef<R>(this.core, asked, options);
-    if (!asker.settled) this.tell(message, asker as ActorRef<never>);
+    if (!asker.settled) {
+      (asked as ActorRef<unknown>).tell(message, asker as ActorRef<never>);
+    }
     return asker.promise;
   }
 

@@ -172,15 +172,6 @@ export function readAskOptions(
   };
 }
 
-/**
- * Whether an ask with these options sends its message: not when its signal
- * is aborted already. Checks them as the ask does (bad options throw), so
- * a ref that counts the asks on their way can count first. Internal.
- */
-export function askSends(options: number | AskOptions | undefined): boolean {
-  return readAskOptions(options).signal?.aborted !== true;
-}
-
 /** The pending asks with one timeout: soonest deadline first, and the timer for the first. */
 class AskQueue {
   first: AskRef<unknown> | undefined = undefined;

@@ -24,7 +24,7 @@ import {
   type Endpoint,
   type EndpointEvent,
 } from "./endpoint.ts";
-import { AskRef, askSends } from "../runtime/ask.ts";
+import { AskRef } from "../runtime/ask.ts";
 import { isTransfer } from "./transfer.ts";
 import {
   cloneFailure,
@@ -179,57 +179,32 @@ class MainSideRef extends ActorRef<unknown> {
     return id < 0 ? `/main/ask-${-id}` : `/main/ref-${id}`;
   }
 
-  /**
-   * Queues `message` for the main side at once, unless an ask sent before
-   * it is still on its way through the relay: then behind that ask, so it
-   * does not overtake it.
-   */
+  /** Queues `message` for the main side, in this turn's batch. */
   tell(message: unknown, sender?: ActorRef<never>): void {
-    const server = this.#server;
-    if (server.relaying === 0) {
-      this.send(message, sender);
-      return;
-    }
-    server.relaying++;
-    server.relay.tell(new Relay(this, message), sender);
-  }
-
-  /** Queues `message` for the main side at once. */
-  send(message: unknown, sender: ActorRef<never> | undefined): void {
     this.#server.toMain(this.#id, message, sender, this);
   }
 
-  /** Asks through the relay, whose temporary ref gets the reply. */
+  /**
+   * Asks the main side's ref: the question goes as a tell does (so in order
+   * with them), its sender a temporary ref made in the server's system.
+   */
   ask<R = unknown>(
     message: unknown,
     options?: Parameters<ActorRef<unknown>["ask"]>[1],
   ): Promise<R> {
-    const server = this.#server;
-    // Counted before it is sent, as a tell behind it is; an ask with an
-    // aborted signal sends nothing.
-    if (askSends(options)) server.relaying++;
-    return server.relay.askFor<R>(
+    return this.#server.actor.askFor<R>(
       this as ActorRef<never>,
-      new Relay(this, message),
+      message,
       options,
     );
   }
-}
-
-/**
- * Sends `message` to `to` with the relay's sender: how a worker-side ask
- * reaches the main side (its sender the ask's temporary ref), and the tells
- * sent after one while it is on its way.
- */
-class Relay {
-  constructor(readonly to: MainSideRef, readonly message: unknown) {}
 }
 
 /** Stops the server's actor (in a system the server does not own). */
 class Close {}
 const CLOSE = /* @__PURE__ */ new Close();
 
-/** Watches the served actors, and relays asks (and the tells behind them) to the main side. */
+/** Watches the served actors. */
 class ServerActor extends Actor<unknown> {
   readonly #server: Server;
   constructor(server: Server) {
@@ -237,10 +212,7 @@ class ServerActor extends Actor<unknown> {
     this.#server = server;
   }
   onReceive(message: unknown): void {
-    if (message instanceof Relay) {
-      this.#server.relaying--;
-      message.to.send(message.message, this.sender as ActorRef<never>);
-    } else if (message instanceof Served) {
+    if (message instanceof Served) {
       this.context.watch(message.ref);
     } else if (message instanceof Terminated) {
       this.#server.stopped(message.ref);
@@ -254,10 +226,12 @@ let servers = 0;
 
 class Server implements WorkerServer {
   readonly system: ActorSystem;
-  /** A cell: asks go through it on behalf of main-side refs (askFor). */
-  readonly relay: ActorCell<unknown>;
-  /** Relays (asks, and tells behind them) told to the relay and not yet sent on. */
-  relaying = 0;
+  /**
+   * The server's actor: it watches the served actors, and asks of
+   * main-side refs are made through it (`askFor`: their temporary refs
+   * belong to its system).
+   */
+  readonly actor: ActorCell<unknown>;
   readonly #endpoint: Endpoint;
   readonly #factories: Readonly<Record<string, ActorFactory>>;
   readonly #ownsSystem: boolean;
@@ -281,7 +255,7 @@ class Server implements WorkerServer {
       endpoint,
       (frame, error) => this.#uncloneable(frame, error),
     );
-    this.relay = this.system.actorOf(
+    this.actor = this.system.actorOf(
       Props.create(() => new ServerActor(this)),
       `~worker-server-${++servers}`,
     ) as unknown as ActorCell<unknown>;
@@ -295,7 +269,7 @@ class Server implements WorkerServer {
     this.#outbox.flush();
     this.#outbox.close();
     if (this.#ownsSystem) return this.#closed = this.system.terminate();
-    this.relay.tell(CLOSE);
+    this.actor.tell(CLOSE);
     return this.#closed = Promise.resolve();
   }
 
@@ -466,7 +440,7 @@ class Server implements WorkerServer {
     const served = new Served(name, factoryName, ref);
     this.#served.set(name, served);
     this.#byRef.set(ref, served);
-    this.relay.tell(served);
+    this.actor.tell(served);
   }
 
   /** A message of ours could not be cloned (it comes as a run of one). */

@@ -30,7 +30,6 @@ import {
   WorkerDiedError,
   WorkerDown,
 } from "./messages.ts";
-import { askSends } from "../runtime/ask.ts";
 import { isTransfer } from "./transfer.ts";
 import {
   ACKS,
@@ -114,24 +113,6 @@ export class Conduit {
     );
   }
 
-  /** Asks through the link (an ask's reply comes to a temporary ref made there). */
-  ask<R>(
-    target: string | number,
-    message: unknown,
-    recipient: ActorRef<never>,
-    epoch: number,
-    options: Parameters<ActorRef<unknown>["ask"]>[1],
-  ): Promise<R> {
-    // Counted before it is sent, as a tell is (a dead letter on the way
-    // uncounts it); an ask with an aborted signal sends nothing.
-    if (askSends(options)) this.queued++;
-    return this.link.askFor<R>(
-      recipient,
-      new Outgoing(target, message, recipient, epoch, this),
-      options,
-    );
-  }
-
   /** An `Outgoing` told to the link was taken by an owner, or dropped. */
   taken(): void {
     if (this.queued > 0) this.queued--;
@@ -177,15 +158,14 @@ class WorkerSideRef extends ActorRef<unknown> {
     );
   }
 
+  /** Asks as it tells (so in order with tells), through the link's system. */
   ask<R = unknown>(
     message: unknown,
     options?: Parameters<ActorRef<unknown>["ask"]>[1],
   ): Promise<R> {
-    return this.#conduit.ask<R>(
-      this.#id,
-      message,
+    return this.#conduit.link.askFor<R>(
       this as ActorRef<never>,
-      this.#epoch,
+      message,
       options,
     );
   }
