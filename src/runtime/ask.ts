@@ -36,6 +36,9 @@ export interface AskOwner {
 
 let askCounter = 0;
 
+/** Why an answer to an ask that has ended is a dead letter. Internal. */
+export const ASK_COMPLETED = "ask already completed";
+
 /**
  * The temporary sender of an `ask`: the first message told to it settles
  * the promise. Internal to the runtime.
@@ -107,7 +110,7 @@ export class AskRef<R> extends ActorRef<unknown> {
 
   tell(message: unknown, sender?: ActorRef<never>): void {
     if (this.#settled) {
-      this.#owner.deadLetter(message, sender, this, "ask already completed");
+      this.#owner.deadLetter(message, sender, this, ASK_COMPLETED);
       return;
     }
     this.#settled = true;

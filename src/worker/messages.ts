@@ -166,10 +166,6 @@ export class Outgoing extends ForwardedMessage {
  * the link, it is no dead letter: the next worker spawns it. Internal.
  */
 export class SpawnCommand extends ForwardedMessage {
-  readonly name: string;
-  readonly factory: string;
-  readonly args: readonly unknown[];
-
   constructor(
     /** The request it came from. */
     readonly message: SpawnInWorker,
@@ -179,9 +175,18 @@ export class SpawnCommand extends ForwardedMessage {
     readonly queue: Queue,
   ) {
     super();
-    this.name = message.name;
-    this.factory = message.factory;
-    this.args = message.args;
+  }
+
+  get name(): string {
+    return this.message.name;
+  }
+
+  get factory(): string {
+    return this.message.factory;
+  }
+
+  get args(): readonly unknown[] {
+    return this.message.args;
   }
 
   undelivered(): boolean {

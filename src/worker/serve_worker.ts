@@ -24,8 +24,7 @@ import {
   type Endpoint,
   type EndpointEvent,
 } from "./endpoint.ts";
-import { AskRef } from "../runtime/ask.ts";
-import { isTransfer } from "./transfer.ts";
+import { ASK_COMPLETED, AskRef } from "../runtime/ask.ts";
 import {
   cloneFailure,
   DELIVER,
@@ -298,16 +297,7 @@ class Server implements WorkerServer {
       );
       return;
     }
-    if (isTransfer(message)) {
-      this.#outbox.transfer(message.transfer);
-      message = message.message;
-    }
-    this.#outbox.deliver(
-      0,
-      id,
-      message,
-      sender === undefined ? 0 : this.#exports.idOf(sender),
-    );
+    this.#outbox.deliver(0, id, message, this.#exports.senderId(sender));
   }
 
   /**
@@ -318,9 +308,8 @@ class Server implements WorkerServer {
     const served = this.#byRef.get(ref);
     if (served === undefined) return;
     this.#byRef.delete(ref);
-    if (this.#served.get(served.name) === served) {
-      this.#served.delete(served.name);
-    }
+    // Its name stays taken until now: a spawn under it finds it running.
+    this.#served.delete(served.name);
     this.#outbox.frame(STOPPED, served.name);
   }
 
@@ -394,7 +383,7 @@ class Server implements WorkerServer {
     // so that the main side, which sent it, publishes it too.
     for (let k = 0; k < count; k++) {
       if (ref instanceof AskRef && ref.settled) {
-        outbox.frame(UNDELIVERED, seq + k, "ask already completed");
+        outbox.frame(UNDELIVERED, seq + k, ASK_COMPLETED);
       } else outbox.ack(seq + k);
       ref.tell(batch[first + k] as never, sender);
     }

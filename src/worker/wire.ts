@@ -46,6 +46,7 @@ import { AskRef } from "../runtime/ask.ts";
 import { describeError, describeValue } from "../validation.ts";
 import type { Endpoint } from "./endpoint.ts";
 import { ReplyLostError } from "./messages.ts";
+import { isTransfer } from "./transfer.ts";
 
 export const DELIVER = 0;
 export const SPAWN = 1;
@@ -58,7 +59,7 @@ export const PONG = 7;
 export const LOST = 8;
 
 /** Fields of each frame kind, the kind included (DELIVER: its header). */
-export const FRAME_LENGTH: readonly number[] = [5, 4, 2, 2, 3, 2, 3, 2, 3];
+const FRAME_LENGTH: readonly number[] = [5, 4, 2, 2, 3, 2, 3, 2, 3];
 
 /** Slots of the frame at `i` of `batch`: a run's messages count too. */
 export function frameLength(batch: readonly unknown[], i: number): number {
@@ -145,7 +146,8 @@ export class Outbox {
   /**
    * Queues a message: in the open run if it has the run's target and
    * sender and the next seq (0 for every message of the worker side),
-   * else in a new run.
+   * else in a new run. A `Transfer`'s message goes, and its objects move
+   * with the batch.
    */
   deliver(
     seq: number,
@@ -153,6 +155,10 @@ export class Outbox {
     message: unknown,
     sender: number,
   ): void {
+    if (isTransfer(message)) {
+      this.transfer(message.transfer);
+      message = message.message;
+    }
     const frames = this.#frames;
     const n = frames.length;
     const run = this.#run;
@@ -519,6 +525,11 @@ export class Exports<R extends object> {
   #sweepAt = SWEEP_AT;
   #sweepAsksAt = SWEEP_AT;
 
+  /** The number of a message's sender on the wire: 0 for none. */
+  senderId(sender: R | undefined): number {
+    return sender === undefined ? 0 : this.idOf(sender);
+  }
+
   /** The number of `ref`, assigned on first use (each time for an ask's). */
   idOf(ref: R): number {
     if (ref instanceof AskRef) {
@@ -532,7 +543,7 @@ export class Exports<R extends object> {
       id = ++this.#next;
       this.#ids.set(ref, id);
       this.#refs.set(id, new WeakRef(ref));
-      if (this.#refs.size >= this.#sweepAt) this.#sweep();
+      if (this.#refs.size >= this.#sweepAt) this.#sweepAt = sweep(this.#refs);
     }
     return id;
   }
@@ -547,10 +558,6 @@ export class Exports<R extends object> {
     const ask = this.#asks.get(id);
     this.#asks.delete(id);
     return ask;
-  }
-
-  #sweep(): void {
-    this.#sweepAt = sweep(this.#refs);
   }
 
   /** Forgets the asks settled without a reply (timed out, aborted). */

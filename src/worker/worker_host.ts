@@ -30,7 +30,6 @@ import {
   WorkerDiedError,
   WorkerDown,
 } from "./messages.ts";
-import { isTransfer } from "./transfer.ts";
 import {
   ACKS,
   Book,
@@ -80,7 +79,7 @@ export class Conduit {
    * gate's child (its BackoffSupervisor, or the owner itself). Set by the
    * gate as it makes that child.
    */
-  link!: ActorCell<Outgoing>;
+  link!: ActorCell<Outgoing | SpawnCommand>;
   /** The owner of a worker that is up, or `undefined`. */
   host: WorkerHost | undefined = undefined;
   /** Messages for the worker told to the link and not yet taken by an owner. */
@@ -361,16 +360,7 @@ export class WorkerHost extends Actor<unknown> {
     }
     const seq = ++this.#seq;
     this.#inFlight.set(seq, message, sender, recipient);
-    if (isTransfer(message)) {
-      this.#outbox!.transfer(message.transfer);
-      message = message.message;
-    }
-    this.#outbox!.deliver(
-      seq,
-      target,
-      message,
-      sender === undefined ? 0 : this.#exports.idOf(sender),
-    );
+    this.#outbox!.deliver(seq, target, message, this.#exports.senderId(sender));
   }
 
   #spawn(spawn: SpawnCommand): void {

@@ -24,7 +24,6 @@
  */
 
 import { Actor, Terminated } from "../runtime/actor.ts";
-import type { ActorCell } from "../runtime/actor_cell.ts";
 import type { ActorRef } from "../runtime/actor_ref.ts";
 import { PoisonPill } from "../runtime/poison_pill.ts";
 import { Props } from "../runtime/props.ts";
@@ -39,7 +38,6 @@ import {
 import { checkDelay, describeValue, fail } from "../validation.ts";
 import {
   LINK_NAME,
-  type Outgoing,
   RemoteStopped,
   SpawnCommand,
   SpawnInWorker,
@@ -228,7 +226,6 @@ class WorkerGate extends Actor<unknown> {
   readonly #settings: GateSettings;
   /** The actors to spawn in each new worker, by name. */
   readonly #spawns = new Map<string, SpawnCommand>();
-  #link!: ActorRef<unknown>;
   /** Made with the link, in preStart (one per incarnation of the gate). */
   #conduit!: Conduit;
 
@@ -263,7 +260,7 @@ class WorkerGate extends Actor<unknown> {
       LINK_NAME,
     );
     // A cell: asks go through it on behalf of remote refs (askFor).
-    this.#link = conduit.link = link as unknown as ActorCell<Outgoing>;
+    conduit.link = link as unknown as Conduit["link"];
     this.context.watch(link);
   }
 
@@ -277,7 +274,7 @@ class WorkerGate extends Actor<unknown> {
       if (standIn !== undefined) this.context.stop(standIn as ActorRef<never>);
       return;
     }
-    if (message instanceof Terminated && message.ref === this.#link) {
+    if (message instanceof Terminated && message.ref === this.#conduit.link) {
       // The worker is gone for good: so are the stand-ins, and every
       // watcher of one hears of it.
       this.context.stopSelf();
@@ -320,7 +317,7 @@ class WorkerGate extends Actor<unknown> {
     // Counted as on its way, so no tell takes the short cut to the worker
     // before the actor it is for was spawned there.
     conduit.queued++;
-    this.#link.tell(command, this.self as ActorRef<never>);
+    conduit.link.tell(command, this.self as ActorRef<never>);
     this.sender?.tell(ref);
   }
 }
