@@ -118,6 +118,7 @@ import {
   STOPPING,
   SUSPENDED,
   TIMER_TURN,
+  TRACKED_TURN,
   whenSettled,
 } from "./cell_state.ts";
 import { ActorTimers, type TimerScheduler, TimerTicket } from "./timers.ts";
@@ -278,6 +279,16 @@ export class ActorCell<T> extends ActorRef<T>
   /** Queues a runtime notice (a timer's tick, a Terminated): never handed, never a dead letter. */
   enqueueNotice(notice: Notice): void {
     this.#queue(notice, undefined);
+  }
+
+  /**
+   * Queues a tracked message (`tracked_message.ts`), the port's one door
+   * in: never handed over, so the hand-off in `run` need only know a
+   * PoisonPill. Refused (a stopped actor, a full wait), it is a dead letter
+   * and hears so.
+   */
+  enqueueTracked(message: TrackedMessage, sender: unknown): void {
+    this.#queue(message, sender);
   }
 
   /**
@@ -532,13 +543,15 @@ export class ActorCell<T> extends ActorRef<T>
         // check does not count against the inlining budget of the turn; and
         // `typeof` first, so that a number or a string is not compared with
         // an object (a generic comparison, measured at ~10% of a ping-pong).
-        // A queued notice (a PoisonPill, a tracked message) is opened in
-        // #invoke, by its type; sending every handed message through
-        // #invoke too, to check in one place, cost 3 to 12% of a ping-pong
-        // on Node.
+        // A PoisonPill is the one notice `tell` hands over (the others come
+        // by doors of their own, which queue them: enqueueNotice,
+        // enqueueTracked); a queued one is opened in #invoke, by its type.
+        // Sending every handed message through #invoke too, to check in one
+        // place, cost 3 to 12% of a ping-pong on Node, and `instanceof` here
+        // 8 to 10% of an object ping-pong on Deno.
         const message = this.currentMessage;
-        if (typeof message === "object" && message instanceof Notice) {
-          this.#invoke(message, this.currentSender);
+        if (typeof message === "object" && message === PoisonPill) {
+          this.#poisoned(this.currentSender);
         } else this.#receive(message); // the handed message is already current
       } else {
         this.settleHanded();
@@ -580,6 +593,9 @@ export class ActorCell<T> extends ActorRef<T>
       ) {
         noteMessage(this as unknown as ActorCell<never>);
       }
+      // Current before it is opened, so that a runtime fault in the
+      // opening (a revoked Proxy, at `instanceof`) still dead-letters it.
+      this.currentMessage = message;
       this.#invoke(message, mailbox.shiftedSender);
     }
     this.flags &= ~SCHEDULED;
@@ -591,14 +607,18 @@ export class ActorCell<T> extends ActorRef<T>
    * The dispatcher caught a throw escaping {@linkcode ActorCell.run}. No
    * hook or handler causes one (each throw is caught where it is called):
    * it is a fault of the runtime itself, or a message that throws at the
-   * runtime's one look at it (a revoked `Proxy`, at `instanceof Notice`).
-   * It is logged, the actor fails like any other, and the rest of the
-   * system goes on. A message whose
-   * turn it was becomes a dead letter, as when a handler throws; one handed
-   * over and not yet begun stays first in the mailbox.
+   * runtime's one look at it (a revoked `Proxy` taken from the mailbox, at
+   * `instanceof Notice`). It is logged, the actor fails like any other, and
+   * the rest of the system goes on. A message whose turn it was becomes a
+   * dead letter, as when a handler throws; one handed over and not yet
+   * begun stays first in the mailbox.
    */
   crashed(error: unknown): void {
-    this.flags &= ~(SCHEDULED | BUSY | TIMER_TURN);
+    // A tracked turn cut short counts as handled, as a handler's throw does.
+    const tracked = (this.flags & TRACKED_TURN) !== 0
+      ? this.currentMessage as TrackedMessage
+      : undefined;
+    this.flags &= ~(SCHEDULED | BUSY | TIMER_TURN | TRACKED_TURN);
     this.settleHanded();
     // A tracked turn's message is the tracked one (see #invoke): the hooks
     // get the message inside, as a handler's throw gives them.
@@ -616,22 +636,30 @@ export class ActorCell<T> extends ActorRef<T>
       `runtime fault in the turn of ${this.path}`,
       error,
     );
-    // A stashed message is kept (its sentinel is no message for the hooks).
-    const undelivered = message !== NO_MESSAGE && !putAside(message);
+    // A stashed message is kept (its sentinel is no message for the hooks),
+    // and a runtime notice was never anyone's message.
+    const undelivered = message !== NO_MESSAGE && !putAside(message) &&
+      !isRuntimeNotice(message);
+    tracked?.taken();
     this.fail(error, undelivered ? message : NO_MESSAGE, sender, undelivered);
     this.scheduleIfRunnable();
   }
 
-  /** Opens a message taken from the mailbox (runtime notices by their type) and handles it. */
+  /**
+   * Opens a message taken from the mailbox, already `currentMessage`
+   * (runtime notices by their type), and handles it.
+   */
   #invoke(message: unknown, sender: unknown): void {
     if (message instanceof Notice) {
       if (message instanceof TimerTicket) {
-        if (!this.extras?.timers?.accept(message)) return; // cancelled or replaced
         if (
-          message.key === RECEIVE_TIMEOUT_KEY &&
-          !receiveTimeoutDue(this as unknown as ActorCell<never>)
+          !this.extras?.timers?.accept(message) || // cancelled or replaced
+          (message.key === RECEIVE_TIMEOUT_KEY &&
+            // a message came meanwhile: re-armed for the rest of the period
+            !receiveTimeoutDue(this as unknown as ActorCell<never>))
         ) {
-          return; // a message came meanwhile: re-armed for the rest of the period
+          this.currentMessage = NO_MESSAGE;
+          return;
         }
         // A timer's message does not reset the receive timeout.
         this.currentMessage = message.message;
@@ -643,19 +671,24 @@ export class ActorCell<T> extends ActorRef<T>
       }
       if ((message as unknown) === PoisonPill) return this.#poisoned(sender);
       if (message instanceof TrackedMessage) {
-        message.taken();
         // The turn's message stays the tracked one, so that stash() keeps
-        // it tracked; the handler gets the message inside.
-        this.currentMessage = message;
+        // it tracked; the handler gets the message inside. It is taken when
+        // the turn ends, unless stash() kept it (TRACKED_TURN cleared) or
+        // its async handler holds it (taken when that ends).
         this.currentSender = sender as ActorRef<unknown> | undefined;
+        this.flags |= TRACKED_TURN;
         this.#receive(message.message);
+        if ((this.flags & TRACKED_TURN) !== 0) {
+          this.flags &= ~TRACKED_TURN;
+          message.taken();
+        }
         return;
       }
       const notice = message as TerminatedNotice;
       sender = notice.ref;
       message = openTerminated(this as unknown as ActorCell<never>, notice);
+      this.currentMessage = message;
     }
-    this.currentMessage = message;
     this.currentSender = sender as ActorRef<unknown> | undefined;
     this.#receive(message);
   }
@@ -737,13 +770,12 @@ export class ActorCell<T> extends ActorRef<T>
   ): void {
     const extras = this.ensureExtras();
     // A tracked turn (its message is the tracked one, see #invoke) is taken
-    // when its handler ends, not when it began: a stash after an `await`
-    // keeps it tracked too.
-    const current = this.currentMessage;
-    const tracked = current !== message && current instanceof TrackedMessage
-      ? current
-      : undefined;
-    tracked?.deferred();
+    // when its handler ends: a stash after an `await` keeps it tracked too.
+    let tracked: TrackedMessage | undefined;
+    if ((this.flags & TRACKED_TURN) !== 0) {
+      this.flags &= ~TRACKED_TURN;
+      tracked = this.currentMessage as TrackedMessage;
+    }
     const inFlight: InFlight = {
       message,
       sender,

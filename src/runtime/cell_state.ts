@@ -40,6 +40,7 @@ export const POST_STOP_CALLED = 64; // postStop has run or is running: never cal
 export const HELD = 128; // restarted with a group: starts once the sibling before it has begun to start
 export const RECEIVE_TIMEOUT = 256; // a receive timeout is set: messages note their arrival
 export const TIMER_TURN = 512; // the turn under way handles a timer's message (no activity for the receive timeout)
+export const TRACKED_TURN = 1024; // the turn under way owes its tracked message `taken()` when it ends (not stashed, not async)
 
 /**
  * Marks a failure that happened outside any message (in start or restart);

@@ -12,9 +12,14 @@
 
 import type { Behavior } from "./actor.ts";
 import type { ActorCell } from "./actor_cell.ts";
-import { HANDED, NO_MESSAGE, STASH_OVERFLOWED, STASHED } from "./cell_state.ts";
+import {
+  HANDED,
+  NO_MESSAGE,
+  STASH_OVERFLOWED,
+  STASHED,
+  TRACKED_TURN,
+} from "./cell_state.ts";
 import { Mailbox } from "./mailbox.ts";
-import { isTracked } from "./tracked_message.ts";
 import { fail } from "../validation.ts";
 
 /** `context.become`: `behavior` handles the next messages. */
@@ -54,6 +59,8 @@ export function stash(cell: ActorCell<never>): boolean {
       `Cannot stash in ${cell.path}: no message is being processed (call stash() while handling one, in onReceive or a become behavior)`,
     );
   }
+  // The stash now owes a tracked message its outcome, not the turn.
+  cell.flags &= ~TRACKED_TURN;
   const stashed = cell.ensureExtras().stash ??= new Mailbox();
   if (stashed.size >= cell.props.stashCapacity) {
     cell.core.deadLetter(message, cell.currentSender, cell, "stash overflow");
@@ -61,9 +68,9 @@ export function stash(cell: ActorCell<never>): boolean {
     return false;
   }
   stashed.push(message, cell.currentSender);
+  // Kept as it came (a tracked message stays tracked, see #invoke), so its
+  // sender still hears what becomes of it.
   cell.currentMessage = STASHED;
-  // Kept as it came (see #invoke), so its sender still hears what becomes of it.
-  if (isTracked(message)) message.deferred();
   return true;
 }
 

@@ -3,15 +3,16 @@
 
 /**
  * The runtime's port for senders that must know what became of a message:
- * a {@linkcode TrackedMessage} travels like any message (handed over,
- * queued, stashed by a supervisor, refused), and the runtime tells it, at
- * the one moment that decides, either that its actor took it (its turn
- * came: {@linkcode TrackedMessage.taken}, and the actor sees only the
- * message inside) or that it is a dead letter
+ * a {@linkcode TrackedMessage} comes in by its own door
+ * (`ActorCell.enqueueTracked`, which queues it and never hands it over),
+ * travels like any message (queued, stashed, refused), and the runtime
+ * tells it once what became of it: its actor handled it
+ * ({@linkcode TrackedMessage.taken}, when the turn that handled it ends,
+ * the actor having seen only the message inside), or it is a dead letter
  * ({@linkcode TrackedMessage.undelivered}, and the dead letter published
- * is the message inside). A tracked message the actor stashes in its turn
- * stays tracked in the stash, and one whose async handler is running is
- * taken when the handler ends ({@linkcode TrackedMessage.deferred}).
+ * is the message inside). A tracked message the actor stashes stays
+ * tracked in the stash, and one whose async handler is running is taken
+ * when the handler ends.
  *
  * The worker transport sends every message from the main side this way, so
  * the main side's books learn of each one exactly once, whatever the
@@ -39,23 +40,17 @@ export abstract class TrackedMessage extends Notice {
   /** What the actor receives. */
   abstract readonly message: unknown;
   /**
-   * Its actor's turn for it has come (called just before), or a deferred
-   * turn has ended with it handled.
+   * The turn that handled it has ended (returned or threw; an async
+   * handler settled, rejected or was given up on). Called once, and not
+   * for a turn that stashed it.
    */
   abstract taken(): void;
   /**
-   * It is a dead letter, for `reason` (called once: instead of `taken`, or
-   * after it when the actor's turn put it aside, in a stash that then
-   * dropped it: full, or its actor stopped).
+   * It is a dead letter, for `reason`: refused, dropped from a mailbox or
+   * from a stash (full, or its actor stopped). Called once, instead of
+   * `taken`.
    */
   abstract undelivered(reason: string): void;
-  /**
-   * The turn that took it did not end with it handled after all: the actor
-   * put it aside (`stash()`), or its async handler has not settled yet. It
-   * stays tracked, to be taken again (when the handler ends, or in a later
-   * turn), or to be a dead letter.
-   */
-  abstract deferred(): void;
 }
 
 /**

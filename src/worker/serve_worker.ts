@@ -127,12 +127,12 @@ class Served {
 }
 
 /**
- * A message from the main side, as told to a served actor: the runtime
+ * A message from the main side, queued for a served actor: the runtime
  * opens it when the actor's turn for it comes (whatever the actor's
- * handler), and it then acknowledges its seq, taking that back while the
- * turn defers it (a stash, an async handler still running); if it becomes
- * a dead letter instead, its seq goes back to the main side with the
- * reason.
+ * handler), and it acknowledges its seq when that turn (or its async
+ * handler) has ended with it handled; if it becomes a dead letter instead,
+ * its seq goes back to the main side with the reason. A stash keeps it the
+ * main side's until a later turn handles it.
  */
 class FromMain extends TrackedMessage {
   constructor(
@@ -149,16 +149,6 @@ class FromMain extends TrackedMessage {
 
   undelivered(reason: string): void {
     this.outbox.frame(UNDELIVERED, this.seq, reason);
-  }
-
-  /**
-   * Not handled after all (stashed, or its async handler still runs): the
-   * main side keeps it. Its acknowledgement, queued when its turn began,
-   * leaves only after that synchronous turn, so it is taken back here
-   * (a second call finds nothing left to take back).
-   */
-  deferred(): void {
-    this.outbox.unack(this.seq);
   }
 }
 
@@ -372,9 +362,12 @@ class Server implements WorkerServer {
     }
     if (ref instanceof ActorCell) {
       // An actor (served, or one that sent to the main side and is
-      // answered): acknowledged when its turn for the message comes.
+      // answered): acknowledged when its turn for the message ends.
       for (let k = 0; k < count; k++) {
-        ref.tell(new FromMain(batch[first + k], seq + k, outbox), sender);
+        ref.enqueueTracked(
+          new FromMain(batch[first + k], seq + k, outbox),
+          sender,
+        );
       }
       return;
     }

@@ -181,10 +181,7 @@ export class Outbox {
       this.#runSender = sender;
       this.#runSeq = seq === 0 ? 0 : seq + 1;
     }
-    // Posted at once when full, but without the acknowledgements: those
-    // leave at the end of the turn, so that a message stashed late in a
-    // long turn can still take its own back (unack).
-    if (frames.length >= BATCH_SLOTS) this.flush(false);
+    if (frames.length >= BATCH_SLOTS) this.flush(); // posted at once when full
     else if (!this.#scheduled) this.#schedule();
   }
 
@@ -209,26 +206,6 @@ export class Outbox {
     if (!this.#scheduled) this.#schedule();
   }
 
-  /**
-   * Takes back the acknowledgement of `seq` if it has not been posted yet;
-   * returns whether it could.
-   */
-  unack(seq: number): boolean {
-    const acks = this.#acks;
-    // The newest runs first: it was acknowledged in this turn, most likely.
-    for (let r = acks.length - 2; r >= 0; r -= 2) {
-      const first = acks[r];
-      const last = acks[r + 1];
-      if (seq < first || seq > last) continue;
-      if (first === last) acks.splice(r, 2);
-      else if (seq === first) acks[r] = seq + 1;
-      else if (seq === last) acks[r + 1] = seq - 1;
-      else acks.splice(r + 1, 0, seq - 1, seq + 1);
-      return true;
-    }
-    return false;
-  }
-
   /** Drops whatever is queued and posts nothing more. */
   close(): void {
     this.#closed = true;
@@ -244,12 +221,12 @@ export class Outbox {
     queueMicrotask(this.#flush);
   }
 
-  /** Posts what is queued as one batch (the acknowledgements too, unless `acks` is false). */
-  flush(acks = true): void {
+  /** Posts what is queued, and the acknowledgements, as one batch. */
+  flush(): void {
     if (this.#closed) return;
     let frames = this.#frames;
     this.#run = -1;
-    if (acks && this.#acks.length > 0) {
+    if (this.#acks.length > 0) {
       frames.push(ACKS, this.#acks);
       this.#acks = [];
     }

@@ -24,10 +24,11 @@
  */
 
 import { Actor, Terminated } from "../runtime/actor.ts";
+import type { ActorCell } from "../runtime/actor_cell.ts";
 import type { ActorRef } from "../runtime/actor_ref.ts";
 import { PoisonPill } from "../runtime/poison_pill.ts";
 import { Props } from "../runtime/props.ts";
-import { isTracked } from "../runtime/tracked_message.ts";
+import type { TrackedMessage } from "../runtime/tracked_message.ts";
 import { BackoffSupervisor } from "../patterns/backoff_supervisor.ts";
 import type { BackoffOptions } from "../patterns/backoff_options.ts";
 import {
@@ -182,33 +183,47 @@ class RemoteStandIn extends Actor<unknown> {
  * down, a message waits in the mailbox, the stand-in stopped, a
  * PoisonPill), `tell` queues it in the stand-in's mailbox as any ref does,
  * and counts it as queued until handled, so no later message overtakes it.
- * `ask` sends with `tell`, so an ask takes the same way.
+ * `ask` sends with `tell`, so an ask takes the same way, and so does a
+ * tracked message's door, `enqueueTracked`.
  */
 function shortcut(
-  ref: ActorRef<unknown>,
+  ref: ActorCell<unknown>,
   state: StandInState,
   conduit: Conduit,
   name: string,
 ): void {
-  const tell = ref.tell;
-  const cut = ref as { tell: ActorRef<unknown>["tell"] };
+  const { tell, enqueueTracked } = ref;
+  const open = (): boolean =>
+    state.queued === 0 && !state.stopped && conduit.open;
+  const cut = ref as {
+    tell: ActorCell<unknown>["tell"];
+    enqueueTracked: ActorCell<unknown>["enqueueTracked"];
+  };
   cut.tell = function (message: unknown, sender?: ActorRef<never>): void {
     // (A sender that is no ref is the owner's to refuse: a dead letter.)
-    if (
-      state.queued === 0 && !state.stopped && conduit.open &&
-      message !== PoisonPill
-    ) {
-      // A message from a worker this one serves (a reply to this ref as a
-      // sender) is taken here, as the stand-in's turn would take it.
-      if (isTracked(message)) {
-        message.taken();
-        message = message.message;
-      }
+    if (open() && message !== PoisonPill) {
       conduit.host!.send(name, message, ref as ActorRef<never>, 0, sender);
       return;
     }
     state.queued++;
     tell.call(ref, message, sender);
+  };
+  // A message from the main side of the worker this one runs in, to this
+  // ref: taken here, as the stand-in's turn would take it.
+  cut.enqueueTracked = function (message: TrackedMessage, sender): void {
+    if (open()) {
+      message.taken();
+      conduit.host!.send(
+        name,
+        message.message,
+        ref as ActorRef<never>,
+        0,
+        sender as ActorRef<never> | undefined,
+      );
+      return;
+    }
+    state.queued++;
+    enqueueTracked.call(ref, message, sender);
   };
 }
 
@@ -313,7 +328,8 @@ class WorkerGate extends Actor<unknown> {
       Props.create(() => new RemoteStandIn(conduit, request.name, state)),
       request.name,
     );
-    shortcut(ref, state, conduit, request.name);
+    // A local actor's ref is its cell.
+    shortcut(ref as ActorCell<unknown>, state, conduit, request.name);
     // Counted as on its way, so no tell takes the short cut to the worker
     // before the actor it is for was spawned there.
     conduit.queued++;

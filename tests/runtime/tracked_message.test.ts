@@ -1,8 +1,9 @@
 // Copyright 2026 the understudy authors. MIT license.
 // The runtime's port for transports that must know what became of a
-// message (src/runtime/tracked_message.ts): it is taken once, when its turn
-// comes, whatever the handler; or it is a dead letter once, and what is
-// published is the message inside, never the wrapper. A forwarded message
+// message (src/runtime/tracked_message.ts): it comes in by its own door,
+// queued, and is taken once, when the turn that handles it ends, whatever
+// the handler; or it is a dead letter once, and what is published is the
+// message inside, never the wrapper. A forwarded message
 // passes through actors unopened; dropped on the way, it is published once,
 // as the message inside, to the ref it was for.
 import { afterEach, beforeEach, describe, it } from "node:test";
@@ -18,6 +19,7 @@ import {
   OneForOneStrategy,
   Props,
 } from "../../mod.ts";
+import type { ActorCell } from "../../src/runtime/actor_cell.ts";
 import {
   ForwardedMessage,
   TrackedMessage,
@@ -26,26 +28,34 @@ import {
   collect,
   collectDeadLetters,
   createSystem,
+  FnActor,
   fnProps,
   settle,
   waitUntil,
 } from "./_helpers.ts";
 
-/** Records what became of it. */
+/** Records what became of it, in its own list and in `log` if given. */
 class Tracked extends TrackedMessage {
   readonly outcomes: string[] = [];
-  constructor(readonly message: unknown) {
+  constructor(readonly message: unknown, readonly log?: unknown[]) {
     super();
   }
   taken(): void {
     this.outcomes.push("taken");
+    this.log?.push(`taken: ${String(this.message)}`);
   }
   undelivered(reason: string): void {
     this.outcomes.push(`undelivered: ${reason}`);
   }
-  deferred(): void {
-    this.outcomes.push("deferred");
-  }
+}
+
+/** Sends by the port's door, as the worker transport does. */
+function sendTracked(
+  ref: ActorRef<unknown>,
+  message: TrackedMessage,
+  sender?: ActorRef<never>,
+): void {
+  (ref as unknown as ActorCell<unknown>).enqueueTracked(message, sender);
 }
 
 describe("a tracked message", () => {
@@ -57,26 +67,40 @@ describe("a tracked message", () => {
     await system.terminate();
   });
 
-  it("is taken once when its turn comes, handed over or queued, by onReceive or a become handler", async () => {
-    const seen: unknown[] = [];
+  it("is taken once when the turn that handles it ends, by onReceive or a become handler, a throw included", async () => {
+    const dead = collectDeadLetters(system);
+    const log: unknown[] = [];
     const ref = system.actorOf(fnProps<unknown>((actor, message) => {
-      seen.push(message);
+      log.push(message);
       if (message === "switch") {
         actor.context.become((next) => {
-          seen.push(`become: ${String(next)}`);
+          log.push(`become: ${String(next)}`);
+          if (next === "throw") throw new Error("the handler throws");
         });
       }
     }));
-    const handed = new Tracked("handed");
-    ref.tell(handed); // the actor is idle: handed over with its turn
+    const idle = new Tracked("idle", log);
+    sendTracked(ref, idle); // to an idle actor: queued all the same
     await settle();
-    const queued = [new Tracked("switch"), new Tracked(1), new Tracked(2)];
-    for (const message of queued) ref.tell(message); // through the mailbox
+    const queued = ["switch", 1, "throw", 2].map((m) => new Tracked(m, log));
+    for (const message of queued) sendTracked(ref, message);
     await settle();
-    assert.deepEqual(seen, ["handed", "switch", "become: 1", "become: 2"]);
-    for (const message of [handed, ...queued]) {
+    assert.deepEqual(log, [
+      "idle",
+      "taken: idle",
+      "switch",
+      "taken: switch",
+      "become: 1",
+      "taken: 1",
+      "become: throw",
+      "taken: throw", // handled, and failed: its dead letter is the worker's
+      2, // to onReceive: the restart that followed the throw undid become
+      "taken: 2",
+    ]);
+    for (const message of [idle, ...queued]) {
       assert.deepEqual(message.outcomes, ["taken"]);
     }
+    assert.deepEqual(dead.map((letter) => letter.message), ["throw"]);
   });
 
   it("sent to a stopped actor is a dead letter once, published as the message inside", async () => {
@@ -87,7 +111,7 @@ describe("a tracked message", () => {
     system.stop(ref);
     await settle();
     const late = new Tracked("late");
-    ref.tell(late);
+    sendTracked(ref, late);
     await settle();
     assert.deepEqual(late.outcomes, ["undelivered: recipient stopped"]);
     assert.deepEqual(dead.map((letter) => letter.message), ["late"]);
@@ -115,7 +139,7 @@ describe("a tracked message", () => {
     // the child stops with it still queued, and its supervisor drops it.
     const behind = new Tracked("behind the stop");
     child!.tell("stop");
-    child!.tell(behind);
+    sendTracked(child!, behind);
     await waitUntil(() => behind.outcomes.length > 0, "an outcome");
     await settle();
     assert.equal(behind.outcomes.length, 1);
@@ -129,66 +153,86 @@ describe("a tracked message", () => {
     );
   });
 
-  it("stashed in its turn stays tracked: taken again when unstashed, or a dead letter once if the actor stops", async () => {
+  it("stashed in its turn stays tracked: taken when a later turn handles it, or a dead letter once if the actor stops", async () => {
     const dead = collectDeadLetters(system);
     const seen: unknown[] = [];
+    let stashes = 0;
     const ref = system.actorOf(fnProps<unknown>((actor, message) => {
       seen.push(message);
       if (message === "release") actor.context.unstashAll();
-      else if (message !== "done") actor.context.stash();
+      else if (message === "later" || stashes++ < 1) actor.context.stash();
     }));
     const later = new Tracked("later");
-    ref.tell(later);
+    const handled = new Tracked("handled");
+    sendTracked(ref, later);
+    sendTracked(ref, handled);
     await settle();
-    assert.deepEqual(later.outcomes, ["taken", "deferred"]);
+    assert.deepEqual(later.outcomes, []);
+    assert.deepEqual(handled.outcomes, []);
     ref.tell("release");
     await settle();
-    // Its second turn stashed it again: still tracked.
-    assert.deepEqual(seen, ["later", "release", "later"]);
-    assert.deepEqual(later.outcomes, [
-      "taken",
-      "deferred",
-      "taken",
-      "deferred",
-    ]);
+    // The second turns: "later" stashed again, still tracked; "handled" handled.
+    assert.deepEqual(seen, ["later", "handled", "release", "later", "handled"]);
+    assert.deepEqual(later.outcomes, []);
+    assert.deepEqual(handled.outcomes, ["taken"]);
     system.stop(ref);
     await settle();
-    assert.deepEqual(later.outcomes, [
-      "taken",
-      "deferred",
-      "taken",
-      "deferred",
-      "undelivered: recipient stopped",
-    ]);
+    assert.deepEqual(later.outcomes, ["undelivered: recipient stopped"]);
+    assert.deepEqual(handled.outcomes, ["taken"]);
     assert.deepEqual(dead.map((letter) => letter.message), ["later"]);
+  });
+
+  it("dropped by a full stash is a dead letter once, never taken", async () => {
+    const dead = collectDeadLetters(system);
+    const ref = system.actorOf(
+      Props.create(
+        () =>
+          new FnActor<unknown>((actor) => {
+            actor.context.stash();
+          }),
+        { stashCapacity: 1 },
+      ),
+    );
+    const kept = new Tracked("kept");
+    const dropped = new Tracked("dropped");
+    sendTracked(ref, kept);
+    sendTracked(ref, dropped);
+    await settle();
+    assert.deepEqual(kept.outcomes, []);
+    assert.deepEqual(dropped.outcomes, ["undelivered: stash overflow"]);
+    assert.deepEqual(dead.map((letter) => letter.message), ["dropped"]);
   });
 
   it("handled by an async handler is taken when the handler ends, kept if it stashes after an await", async () => {
     const dead = collectDeadLetters(system);
+    const log: unknown[] = [];
     const ref = system.actorOf(fnProps<unknown>(async (actor, message) => {
       await new Promise((resolve) => setTimeout(resolve, 1));
+      log.push(`ends: ${String(message)}`);
       if (message === "fail") throw new Error("async failure");
       if (message === "stash") actor.context.stash();
     }));
-    const done = new Tracked("done");
-    const failed = new Tracked("fail");
-    const stashed = new Tracked("stash");
-    for (const message of [done, failed, stashed]) ref.tell(message);
-    await waitUntil(() => stashed.outcomes.length === 3, "the third turn");
+    const done = new Tracked("done", log);
+    const failed = new Tracked("fail", log);
+    const stashed = new Tracked("stash", log);
+    for (const message of [done, failed, stashed]) sendTracked(ref, message);
+    await waitUntil(() => log.includes("ends: stash"), "the third turn");
     await settle();
-    assert.deepEqual(done.outcomes, ["taken", "deferred", "taken"]);
-    assert.deepEqual(failed.outcomes, ["taken", "deferred", "taken"]);
-    assert.deepEqual(stashed.outcomes, ["taken", "deferred", "deferred"]);
+    assert.deepEqual(log, [
+      "ends: done",
+      "taken: done",
+      "ends: fail",
+      "taken: fail",
+      "ends: stash",
+    ]);
+    assert.deepEqual(done.outcomes, ["taken"]);
+    assert.deepEqual(failed.outcomes, ["taken"]);
+    assert.deepEqual(stashed.outcomes, []);
     // The failure is a dead letter as the message inside, once.
     assert.deepEqual(dead.map((letter) => letter.message), ["fail"]);
     system.stop(ref);
     await settle();
-    assert.deepEqual(stashed.outcomes, [
-      "taken",
-      "deferred",
-      "deferred",
-      "undelivered: recipient stopped",
-    ]);
+    assert.deepEqual(stashed.outcomes, ["undelivered: recipient stopped"]);
     assert.deepEqual(dead.map((letter) => letter.message), ["fail", "stash"]);
   });
 
@@ -216,17 +260,15 @@ describe("a tracked message", () => {
     }
     const ref = system.actorOf(Props.create(() => new Worker()));
     const job = new Tracked("job");
-    ref.tell(job);
+    sendTracked(ref, job);
     await waitUntil(() => seen.length === 2, "the fresh instance's turn");
     assert.deepEqual(seen, ["job (instance 1)", "job (instance 2)"]);
     await settle();
-    // Instance 1: taken, deferred (async), deferred (stashed); instance 2:
-    // taken, deferred (async), taken (its handler ended).
-    const outcomes = ["taken", "deferred", "deferred", "taken", "deferred"];
-    assert.deepEqual(job.outcomes, [...outcomes, "taken"]);
+    // Instance 1 stashed it; instance 2's handler ended with it handled.
+    assert.deepEqual(job.outcomes, ["taken"]);
     releaseOld(); // the old handler ends: it owes nothing more
     await settle();
-    assert.deepEqual(job.outcomes, [...outcomes, "taken"]);
+    assert.deepEqual(job.outcomes, ["taken"]);
     assert.deepEqual(
       dead.filter((letter) => letter.message === "job"),
       [],
@@ -243,8 +285,7 @@ describe("a tracked message", () => {
     await settle();
     assert.equal(dead.length, 1);
     assert.equal(dead[0].message, proxy);
-    // Handed to an idle actor, whose turn cannot look at it: a dead letter
-    // (the turn fails), not a message lost.
+    // Handed over to an idle actor: its handler gets it, unlooked at.
     const seen: unknown[] = [];
     const ref = system.actorOf(fnProps<unknown>((_actor, message) => {
       seen.push(message);
@@ -252,10 +293,18 @@ describe("a tracked message", () => {
     ref.tell("before");
     await settle();
     ref.tell(proxy as never);
+    await settle();
+    assert.equal(seen[1], proxy);
+    // Queued behind another message, where the turn opens a message by its
+    // type and cannot look at this one: a dead letter (the turn fails), not
+    // a message lost, and the actor goes on.
+    ref.tell("queued first");
+    ref.tell(proxy as never);
     await waitUntil(() => dead.length === 2, "the second dead letter");
     assert.equal(dead[1].message, proxy);
     ref.tell("after");
     await waitUntil(() => seen.includes("after"), "the actor to go on");
+    assert.deepEqual(seen.slice(2), ["queued first", "after"]);
   });
 });
 

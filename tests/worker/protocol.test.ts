@@ -7,6 +7,7 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { Actor, Terminated } from "../../src/runtime/actor.ts";
+import type { ActorCell } from "../../src/runtime/actor_cell.ts";
 import {
   type ActorRef,
   AskTimeoutError,
@@ -269,8 +270,10 @@ describe("a remote ref", () => {
     }
   });
 
-  it("opens a tracked message told to it (a reply from a worker this side serves) as its own turn would", async () => {
-    const { system, worker, stop } = setup();
+  it("opens a tracked message sent to it (a reply from a worker this side serves) as its own turn would, in order with its tells", async () => {
+    const { system, worker, fakes, stop } = setup({
+      backoff: { minBackoff: 200, maxBackoff: 200 },
+    });
     try {
       const echo = await spawnInWorker<unknown>(worker, "echo", "Echo");
       await echo.ask("ready"); // the short cut is open
@@ -281,19 +284,31 @@ describe("a remote ref", () => {
           super();
         }
         taken(): void {
-          outcomes.push("taken");
+          outcomes.push(`taken: ${this.message}`);
         }
         undelivered(reason: string): void {
           outcomes.push(reason);
         }
-        deferred(): void {
-          outcomes.push("deferred");
-        }
       }
-      echo.tell(new Tracked(7), collector);
+      // By the port's door, as this side's server sends (the ref: its cell).
+      const send = (message: unknown) =>
+        (echo as unknown as ActorCell<unknown>).enqueueTracked(
+          new Tracked(message),
+          collector,
+        );
+      send(7);
       await until(() => seen.length === 1);
       assert.deepEqual(seen, [7]); // the message itself crossed, not a wrapper
-      assert.deepEqual(outcomes, ["taken"]);
+      assert.deepEqual(outcomes, ["taken: 7"]);
+      // With the worker down, the short cut is closed: queued in the
+      // stand-in, counted, so that a later tell does not overtake it.
+      fakes.workers[0].crash();
+      await new Promise((resolve) => setTimeout(resolve, 20)); // seen down
+      send(8);
+      echo.tell(9, collector);
+      await until(() => seen.length === 3);
+      assert.deepEqual(seen, [7, 8, 9]);
+      assert.deepEqual(outcomes, ["taken: 7", "taken: 8"]);
     } finally {
       await stop();
     }
