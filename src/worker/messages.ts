@@ -200,9 +200,28 @@ export class RemoteStopped {
   constructor(readonly name: string, readonly reason: string) {}
 }
 
-/** The worker died (told by a listener, handled in the owner's turn). Internal. */
-export class WorkerDown {
-  constructor(readonly reason: string) {}
+/**
+ * The worker died (told by a listener, or by the heartbeat): the owner
+ * fails in the turn that handles it, which is how its supervisor hears.
+ * A failed turn's message is a dead letter, but this one is the owner's
+ * word to itself, nobody's lost message: sent as a forwarded message whose
+ * loss loses nothing, so none is published. Internal.
+ */
+export class WorkerDown extends ForwardedMessage {
+  constructor(
+    readonly reason: string,
+    readonly recipient: ActorRef<never>,
+  ) {
+    super();
+  }
+
+  get message(): unknown {
+    return this;
+  }
+
+  undelivered(): boolean {
+    return false;
+  }
 }
 
 /** The heartbeat timer's message. Internal. */

@@ -312,10 +312,10 @@ export class WorkerHost extends Actor<unknown> {
       const heartbeat = this.#settings.heartbeat!;
       const now = this.context.system.scheduler.now();
       if (now - this.#lastHeard > heartbeat.timeoutMs) {
-        this.#close();
-        throw new WorkerDiedError(
+        this.#died(
           `no answer to the heartbeat within ${heartbeat.timeoutMs} ms`,
         );
+        return;
       }
       this.#outbox!.frame(PING, 0);
       return;
@@ -406,7 +406,8 @@ export class WorkerHost extends Actor<unknown> {
     if (this.#dead !== undefined || this.#stopped) return;
     this.#dead = reason;
     this.#close();
-    this.self.tell(new WorkerDown(reason));
+    const self = this.self as ActorRef<never>;
+    self.tell(new WorkerDown(reason, self) as never);
   }
 
   /** A batch from the worker, read in the listener (no extra hop). */

@@ -874,8 +874,24 @@ describe("a supervised worker", () => {
     }
   });
 
-  it("that stops answering the heartbeat is replaced", async () => {
-    const { worker, fakes, stop } = setup({
+  it("that dies with nothing in flight publishes no dead letter: its owner's failure is nobody's message", async () => {
+    const { worker, fakes, dead, stop } = setup({
+      backoff: { minBackoff: 1, maxBackoff: 10 },
+    });
+    try {
+      const echo = await spawnInWorker<string>(worker, "echo", "Echo");
+      assert.equal(await echo.ask("one"), "one");
+      fakes.workers[0].crash("killed");
+      await until(() => fakes.workers.length === 2);
+      assert.equal(await echo.ask("two"), "two");
+      assert.deepEqual(dead, []);
+    } finally {
+      await stop();
+    }
+  });
+
+  it("that stops answering the heartbeat is replaced, with no dead letter", async () => {
+    const { worker, fakes, dead, stop } = setup({
       backoff: { minBackoff: 1, maxBackoff: 10 },
       heartbeat: { intervalMs: 10, timeoutMs: 40 },
     });
@@ -892,6 +908,7 @@ describe("a supervised worker", () => {
       assert.equal(fakes.workers[0].terminated, true);
       // Spawned again in the new worker (with a fresh count).
       assert.equal(await counter.ask("get"), 0);
+      assert.deepEqual(dead, []);
     } finally {
       await stop();
     }
