@@ -75,6 +75,7 @@ import {
   endTracked,
   leaveBehind,
   leftBehindSettled,
+  replacedContext,
   reportTimedOut,
   staleFailure,
 } from "./in_flight.ts";
@@ -927,8 +928,8 @@ export class ActorCell<T> extends ActorRef<T>
     // The receive timeout is the old instance's (its timer goes below).
     this.flags &= ~(BUSY | AWAITING_PARENT | RECEIVE_TIMEOUT);
     const extras = this.extras;
+    const inFlight = extras?.inFlight;
     if (extras !== undefined) {
-      const inFlight = extras.inFlight;
       if (inFlight !== undefined) {
         if (keptAside) {
           inFlight.abandoned = true; // owes no dead letter when it ends
@@ -965,6 +966,11 @@ export class ActorCell<T> extends ActorRef<T>
       } catch (error) {
         this.logError("preRestart failed", error);
       }
+      // What the old instance does from now on is no longer the turn's.
+      (old as { context: unknown }).context = replacedContext(
+        this.#cell,
+        inFlight?.message === NO_MESSAGE ? undefined : inFlight,
+      );
     }
     this.actor = undefined;
     this.ensureExtras().restartReason = reason;

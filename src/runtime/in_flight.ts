@@ -15,6 +15,7 @@
  * @module
  */
 
+import type { ActorContext } from "./actor.ts";
 import type { ActorCell } from "./actor_cell.ts";
 import type { ActorRef } from "./actor_ref.ts";
 import { BUSY, type InFlight, NO_MESSAGE, putAside } from "./cell_state.ts";
@@ -41,6 +42,46 @@ export function leaveBehind(cell: ActorCell<never>, inFlight: InFlight): void {
       `abandoned: a restart replaced its handler, which did not settle within the ${timeoutMs} ms shutdown timeout`,
     );
   }, timeoutMs);
+}
+
+/** What a replaced instance may no longer do: they act on the turn under way. */
+const TURN_BOUND = new Set<string | symbol>([
+  "stash",
+  "unstashAll",
+  "become",
+  "unbecome",
+]);
+
+/**
+ * The context a restart leaves the replaced instance (`this.context` from
+ * then on): its handler left behind, or any callback of its, still reaches
+ * the actor (self, parent, system, log, children, timers), but the turn
+ * under way is the fresh instance's. So its `sender` is its own message's
+ * (`inFlight`'s, if a handler was in flight, else none), and `stash`,
+ * `unstashAll`, `become` and `unbecome` throw a `TypeError`, which rejects
+ * a handler left behind: its message is then a dead letter, once.
+ */
+export function replacedContext(
+  cell: ActorCell<never>,
+  inFlight: InFlight | undefined,
+): ActorContext<never> {
+  const sender = inFlight?.sender;
+  return new Proxy(cell, {
+    get(target, key) {
+      if (key === "sender") return sender;
+      if (TURN_BOUND.has(key)) {
+        return () => {
+          throw new TypeError(
+            `Cannot ${
+              String(key)
+            }() in ${target.path}: a restart replaced the instance that called it (its handler, left behind, no longer has the turn)`,
+          );
+        };
+      }
+      const value = Reflect.get(target, key, target);
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  }) as unknown as ActorContext<never>;
 }
 
 /**

@@ -211,6 +211,34 @@ describe("Bad values that only show when an actor starts", () => {
     }
   });
 
+  it("a factory that returns its first instance again fails the restart", async () => {
+    const system = createSystem();
+    try {
+      const failed = collect(system, ActorFailed);
+      let only: Actor<string> | undefined;
+      class Once extends Actor<string> {
+        onReceive(): void {
+          throw new Error("crash");
+        }
+      }
+      const ref = system.actorOf(
+        Props.create(() => only ??= new Once()),
+        "once",
+      );
+      ref.tell("crash");
+      await settle();
+      // The crash, then each restart the default strategy allows.
+      assert.ok(failed.length > 1, `${failed.length} failures`);
+      assert.ok(failed[1].error instanceof TypeError);
+      assert.match(
+        (failed[1].error as TypeError).message,
+        /Props factory for \/user\/once must return a new Actor instance/,
+      );
+    } finally {
+      await system.terminate();
+    }
+  });
+
   it("context.stop of an actor that is neither self nor a child throws a TypeError", async () => {
     const system = createSystem();
     try {
