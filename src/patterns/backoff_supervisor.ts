@@ -53,7 +53,9 @@ import { Actor, Terminated } from "../runtime/actor.ts";
 import type { ActorRef } from "../runtime/actor_ref.ts";
 import { Props } from "../runtime/props.ts";
 import {
+  asSent,
   type Envelope,
+  passOn,
   sentMessage,
   takeOverUndelivered,
   type UndeliveredTaker,
@@ -400,7 +402,8 @@ export class BackoffSupervisor<T> extends Actor<unknown> {
       this.context.parent.tell(message, this.#me);
       return;
     }
-    this.#forward(message, sender);
+    // As sent: a worker's tracked message stays tracked to the child's turn.
+    this.#forward(asSent(this.context, message), sender);
   }
 
   /**
@@ -471,7 +474,7 @@ export class BackoffSupervisor<T> extends Actor<unknown> {
   /** grace → steady: the stash goes to the child, in order, before anything newer. */
   #graceOver(child: ActorRef<T>): void {
     this.#state = { kind: "steady", child };
-    this.#stash.drain((message, sender) => child.tell(message as T, sender));
+    this.#stash.drain((message, sender) => passOn(child, message, sender));
   }
 
   /**
@@ -565,13 +568,13 @@ export class BackoffSupervisor<T> extends Actor<unknown> {
     const stash = this.#stash;
     const { forward, forwardDuringGrace, maxStashSize } = this.#settings;
     if (state.kind === "steady") {
-      state.child.tell(message as T, sender);
+      passOn(state.child, message, sender);
       return;
     }
     if (state.kind === "grace") {
       // With a non-empty stash, newer messages queue behind it: order holds.
       if (forwardDuringGrace && stash.size === 0) {
-        state.child.tell(message as T, sender);
+        passOn(state.child, message, sender);
         return;
       }
     } else if (forward === "drop") {

@@ -3,7 +3,8 @@
 
 /**
  * The runtime's one port for the patterns floor: taking over the messages a
- * stopping child never processed.
+ * stopping child never processed, and passing messages on as they were
+ * sent.
  *
  * A parent whose actor instance has a method under
  * {@linkcode takeOverUndelivered} receives, synchronously as a child begins
@@ -19,10 +20,16 @@
  * @module
  */
 
+import type { ActorContext } from "./actor.ts";
 import type { ActorCell } from "./actor_cell.ts";
 import type { ActorRef } from "./actor_ref.ts";
+import { TRACKED_TURN } from "./cell_state.ts";
 import { isRuntimeNotice } from "./poison_pill.ts";
-import { ForwardedMessage, insideTracked } from "./tracked_message.ts";
+import {
+  ForwardedMessage,
+  insideTracked,
+  isTracked,
+} from "./tracked_message.ts";
 
 /** A message with its sender. */
 export interface Envelope {
@@ -39,6 +46,39 @@ export function sentMessage(message: unknown): unknown {
   return ForwardedMessage.is(message)
     ? message.message
     : insideTracked(message);
+}
+
+/**
+ * The message of the turn under way as it was sent, for an actor that
+ * passes it on (with {@linkcode passOn}): a tracked message (a worker's)
+ * stays tracked, and this turn no longer owes it `taken()`; whoever it is
+ * passed on to does (the next actor's turn, or a dead letter). Otherwise
+ * `message`, what the handler got.
+ */
+export function asSent<T>(
+  context: ActorContext<T>,
+  message: unknown,
+): unknown {
+  const cell = context as unknown as ActorCell<never>;
+  if ((cell.flags & TRACKED_TURN) === 0) return message;
+  cell.flags &= ~TRACKED_TURN;
+  return cell.currentMessage;
+}
+
+/**
+ * Sends a message an actor took over or kept ({@linkcode asSent}, or
+ * {@linkcode takeOverUndelivered}) on to `to`, a local actor: a tracked one
+ * by its own door (queued, so that `to`'s turn opens it), any other with
+ * `tell`.
+ */
+export function passOn(
+  to: ActorRef<never>,
+  message: unknown,
+  sender: ActorRef<never> | undefined,
+): void {
+  if (isTracked(message)) {
+    (to as unknown as ActorCell<never>).enqueueTracked(message, sender);
+  } else to.tell(message as never, sender);
 }
 
 /** The method a parent defines to take over a stopping child's messages. */

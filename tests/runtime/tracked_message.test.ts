@@ -153,6 +153,72 @@ describe("a tracked message", () => {
     );
   });
 
+  it("taken over from a stopping child by a BackoffSupervisor stays tracked: the next child gets the message inside, and its turn takes it", async () => {
+    const seen: unknown[] = [];
+    let child: ActorRef<unknown> | undefined;
+    system.actorOf(
+      BackoffSupervisor.props({
+        childProps: fnProps<unknown>((actor, message) => {
+          child = actor.self;
+          seen.push(message);
+          if (message === "stop") actor.context.stopSelf();
+        }),
+        childName: "child",
+        minBackoff: 1,
+        maxBackoff: 1,
+      }),
+    ).tell("hello");
+    await waitUntil(() => child !== undefined, "the child");
+    const first = child!;
+    const behind = new Tracked("behind the stop");
+    first.tell("stop");
+    sendTracked(first, behind); // queued behind the stop: taken over
+    await waitUntil(() => behind.outcomes.length > 0, "an outcome");
+    await settle();
+    assert.deepEqual(seen, ["hello", "stop", "behind the stop"]);
+    assert.notEqual(child, first, "handled by the next child");
+    assert.deepEqual(behind.outcomes, ["taken"]);
+  });
+
+  it("sent to a BackoffSupervisor stays tracked through it: taken when its child's turn ends, kept in its stash while the child is down, dropped from it once", async () => {
+    const dead = collectDeadLetters(system);
+    const log: unknown[] = [];
+    let crashes = 0;
+    const supervisor = system.actorOf(
+      BackoffSupervisor.props({
+        childProps: fnProps<unknown>((_actor, message) => {
+          log.push(`child: ${String(message)}`);
+          if (message === "crash" && crashes++ === 0) throw new Error("down");
+        }),
+        childName: "child",
+        minBackoff: 50,
+        maxBackoff: 50,
+        maxStashSize: 1,
+      }),
+    );
+    const first = new Tracked("first", log);
+    sendTracked(supervisor, first);
+    await waitUntil(() => first.outcomes.length > 0, "the first outcome");
+    // Taken when the child's turn ended, not when the supervisor passed it on.
+    assert.deepEqual(log, ["child: first", "taken: first"]);
+    supervisor.tell("crash");
+    await settle(); // the child is down for 50 ms
+    const kept = new Tracked("kept", log);
+    const dropped = new Tracked("dropped", log);
+    sendTracked(supervisor, kept); // stashed by the supervisor
+    sendTracked(supervisor, dropped); // its stash is full
+    await settle();
+    assert.deepEqual(kept.outcomes, [], "still the sender's while stashed");
+    assert.equal(dropped.outcomes.length, 1);
+    assert.match(dropped.outcomes[0], /^undelivered: stash full/);
+    await waitUntil(() => kept.outcomes.length > 0, "the next child's turn");
+    assert.deepEqual(log.slice(-2), ["child: kept", "taken: kept"]);
+    assert.deepEqual(
+      dead.map((letter) => letter.message),
+      ["crash", "dropped"],
+    );
+  });
+
   it("stashed in its turn stays tracked: taken when a later turn handles it, or a dead letter once if the actor stops", async () => {
     const dead = collectDeadLetters(system);
     const seen: unknown[] = [];

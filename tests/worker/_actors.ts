@@ -6,6 +6,7 @@ import { Actor } from "../../src/runtime/actor.ts";
 import type { ActorRef } from "../../src/runtime/actor_ref.ts";
 import type { ActorSystem } from "../../src/runtime/actor_system.ts";
 import { Props } from "../../src/runtime/props.ts";
+import { BackoffSupervisor } from "../../src/patterns/backoff_supervisor.ts";
 
 /** Answers each message with itself. */
 export class Echo extends Actor<unknown> {
@@ -344,5 +345,33 @@ export class AsyncStasher extends Actor<unknown> {
     }
     await new Promise((resolve) => setTimeout(resolve, 1));
     this.context.stash();
+  }
+}
+
+/**
+ * In the worker: runs a BackoffSupervisor whose child echoes and fails on
+ * "crash" (then stays down a minute); answers anything with "supervisor",
+ * sent from the supervisor's ref, so that the main side can tell it.
+ */
+export class SupervisorKeeper extends Actor<unknown> {
+  readonly #supervisor = this.context.actorOf(
+    BackoffSupervisor.props({
+      childProps: Props.create(() => new CrashingEcho()),
+      childName: "child",
+      minBackoff: 60_000,
+      maxBackoff: 60_000,
+    }),
+    "supervisor",
+  );
+  onReceive(): void {
+    this.sender?.tell("supervisor", this.#supervisor as ActorRef<never>);
+  }
+}
+
+/** Answers each message with itself, but fails on "crash". */
+class CrashingEcho extends Actor<unknown> {
+  onReceive(message: unknown): void {
+    if (message === "crash") throw new Error("crash");
+    this.sender?.tell(message);
   }
 }

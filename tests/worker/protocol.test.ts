@@ -56,6 +56,7 @@ import {
   SenderKeeper,
   Stasher,
   Stopper,
+  SupervisorKeeper,
   Switcher,
   UncloneableAnswerer,
 } from "./_actors.ts";
@@ -85,6 +86,7 @@ function setup(
     ChattyStasher: () => new ChattyStasher(),
     AsyncStasher: () => new AsyncStasher(),
     NoRefSender: () => new NoRefSender(),
+    SupervisorKeeper: () => new SupervisorKeeper(),
     Recorder: (dieAt: number) =>
       new Recorder(
         fakes.workers.length === 1 ? dieAt : -1,
@@ -1074,6 +1076,42 @@ describe("a message a worker actor stashes", () => {
         assert.match(letter.reason, /worker died before handling it/);
         assert.equal(letter.recipient, holding);
       }
+    } finally {
+      await stop();
+    }
+  });
+
+  it("stashed by a BackoffSupervisor in the worker while its child is down stays the main side's: the worker dying, each is a dead letter", async () => {
+    const { system, worker, fakes, dead, stop } = setup();
+    try {
+      const { seen, collector } = collecting(system);
+      const senders: ActorRef<unknown>[] = [];
+      const keeper = system.actorOf(
+        Props.create(() => new SenderKeeper(senders)),
+      );
+      const holder = await spawnInWorker<unknown>(
+        worker,
+        "holder",
+        "SupervisorKeeper",
+      );
+      holder.tell("which?", keeper);
+      await until(() => senders.length === 1);
+      const supervisor = senders[0]; // its ref, from the worker
+      supervisor.tell("hello", collector);
+      await until(() => seen.length === 1); // handled by its child
+      supervisor.tell("crash"); // the child is down for a minute
+      for (let n = 0; n < 3; n++) supervisor.tell(n, collector);
+      assert.equal(await holder.ask("settled?"), "supervisor");
+      fakes.workers[0].crash("killed while the supervisor stashed");
+      const lost = () =>
+        dead.filter((letter) => typeof letter.message === "number");
+      await until(() => lost().length === 3);
+      assert.deepEqual(lost().map((letter) => letter.message), [0, 1, 2]);
+      for (const letter of lost()) {
+        assert.match(letter.reason, /worker died before handling it/);
+        assert.equal(letter.recipient, supervisor);
+      }
+      assert.deepEqual(seen, ["hello"]);
     } finally {
       await stop();
     }
