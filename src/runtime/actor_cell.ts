@@ -96,7 +96,7 @@ import {
   scheduleRestart,
 } from "./restart_after.ts";
 import { become, stash, unbecome, unstashAll } from "./stash.ts";
-import { insideTracked, TrackedMessage } from "./tracked_message.ts";
+import { insideTracked, isTracked, TrackedMessage } from "./tracked_message.ts";
 import {
   AWAITING_PARENT,
   BUSY,
@@ -615,15 +615,13 @@ export class ActorCell<T> extends ActorRef<T>
    * begun stays first in the mailbox.
    */
   crashed(error: unknown): void {
-    // A tracked turn cut short counts as handled, as a handler's throw does.
-    const tracked = (this.flags & TRACKED_TURN) !== 0
-      ? this.currentMessage as TrackedMessage
-      : undefined;
+    const handling = (this.flags & TRACKED_TURN) !== 0;
     this.flags &= ~(SCHEDULED | BUSY | TIMER_TURN | TRACKED_TURN);
     this.settleHanded();
     // A tracked turn's message is the tracked one (see #invoke): the hooks
     // get the message inside, as a handler's throw gives them.
-    const message = insideTracked(this.currentMessage);
+    const current = this.currentMessage;
+    const message = insideTracked(current);
     const sender = this.currentSender;
     this.currentMessage = NO_MESSAGE;
     this.currentSender = undefined;
@@ -639,10 +637,25 @@ export class ActorCell<T> extends ActorRef<T>
     );
     // A stashed message is kept (its sentinel is no message for the hooks),
     // and a runtime notice was never anyone's message.
-    const undelivered = message !== NO_MESSAGE && !putAside(message) &&
+    const turnMessage = message !== NO_MESSAGE && !putAside(message) &&
       !isRuntimeNotice(message);
-    tracked?.taken();
-    this.fail(error, undelivered ? message : NO_MESSAGE, sender, undelivered);
+    let undelivered = turnMessage;
+    if (inFlight === undefined && isTracked(current)) {
+      // (In flight, it was told above.) Its handler ran: handled (and its dead letter is this side's), as
+      // with a throw. Not yet (the fault came before, or after an actor
+      // took it to pass on): undelivered, and its sender hears so.
+      if (handling) current.taken();
+      else {
+        this.core.deadLetter(
+          current,
+          sender,
+          this,
+          `processing failed: ${describeError(error)}`,
+        );
+        undelivered = false;
+      }
+    }
+    this.fail(error, turnMessage ? message : NO_MESSAGE, sender, undelivered);
     this.scheduleIfRunnable();
   }
 
@@ -748,6 +761,13 @@ export class ActorCell<T> extends ActorRef<T>
     const current = this.currentMessage;
     this.currentMessage = NO_MESSAGE;
     this.currentSender = undefined;
+    // A tracked turn's message was handled, if failed: told so before the
+    // failure is handled, so that a fault in that handling cannot leave it
+    // untold.
+    if ((this.flags & TRACKED_TURN) !== 0) {
+      this.flags &= ~TRACKED_TURN;
+      (current as TrackedMessage).taken();
+    }
     this.fail(
       error,
       message,
@@ -966,10 +986,15 @@ export class ActorCell<T> extends ActorRef<T>
       } catch (error) {
         this.logError("preRestart failed", error);
       }
-      // What the old instance does from now on is no longer the turn's.
-      (old as { context: unknown }).context = replacedContext(
-        this.#cell,
-        inFlight?.message === NO_MESSAGE ? undefined : inFlight,
+      // What the old instance does from now on is no longer the turn's (a
+      // frozen instance keeps the cell: Reflect.set does not throw).
+      Reflect.set(
+        old,
+        "context",
+        replacedContext(
+          this.#cell,
+          inFlight?.message === NO_MESSAGE ? undefined : inFlight,
+        ),
       );
     }
     this.actor = undefined;

@@ -44,39 +44,42 @@ export function leaveBehind(cell: ActorCell<never>, inFlight: InFlight): void {
   }, timeoutMs);
 }
 
-/** What a replaced instance may no longer do: they act on the turn under way. */
-const TURN_BOUND = new Set<string | symbol>([
-  "stash",
-  "unstashAll",
-  "become",
-  "unbecome",
-]);
-
 /**
  * The context a restart leaves the replaced instance (`this.context` from
  * then on): its handler left behind, or any callback of its, still reaches
  * the actor (self, parent, system, log, children, timers), but the turn
  * under way is the fresh instance's. So its `sender` is its own message's
- * (`inFlight`'s, if a handler was in flight, else none), and `stash`,
- * `unstashAll`, `become` and `unbecome` throw a `TypeError`, which rejects
- * a handler left behind: its message is then a dead letter, once.
+ * (`inFlight`'s, if a handler was in flight, else none); `stash()` throws a
+ * `TypeError`, as outside any turn (a handler left behind then rejects, and
+ * its message is a dead letter, once); and `unstashAll`, `become` and
+ * `unbecome`, which callbacks outside a turn may call too, are ignored with
+ * a warning, so that a stale callback neither throws into its host nor
+ * changes the fresh instance.
  */
 export function replacedContext(
   cell: ActorCell<never>,
   inFlight: InFlight | undefined,
 ): ActorContext<never> {
   const sender = inFlight?.sender;
+  const refused = (call: string) =>
+    `${call}() in ${cell.path} from an instance a restart replaced`;
   return new Proxy(cell, {
     get(target, key) {
-      if (key === "sender") return sender;
-      if (TURN_BOUND.has(key)) {
-        return () => {
-          throw new TypeError(
-            `Cannot ${
-              String(key)
-            }() in ${target.path}: a restart replaced the instance that called it (its handler, left behind, no longer has the turn)`,
-          );
-        };
+      switch (key) {
+        case "sender":
+          return sender;
+        case "stash":
+          return () => {
+            throw new TypeError(
+              `Cannot ${
+                refused("stash")
+              }: its handler, left behind, no longer has the turn`,
+            );
+          };
+        case "unstashAll":
+        case "become":
+        case "unbecome":
+          return () => target.log.warn(`ignored ${refused(key)}`);
       }
       const value = Reflect.get(target, key, target);
       return typeof value === "function" ? value.bind(target) : value;

@@ -211,6 +211,8 @@ export class WorkerDown extends ForwardedMessage {
   constructor(
     readonly reason: string,
     readonly recipient: ActorRef<never>,
+    /** The owner instance whose worker died (no other's to act on). */
+    readonly owner: object,
   ) {
     super();
   }

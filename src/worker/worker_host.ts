@@ -306,6 +306,9 @@ export class WorkerHost extends Actor<unknown> {
       return this.#spawn(message);
     }
     if (message instanceof WorkerDown) {
+      // Another owner's, passed on by a supervisor that took over its
+      // mailbox: that worker is gone already, and this one is not.
+      if (message.owner !== this) return;
       throw new WorkerDiedError(message.reason);
     }
     if (message instanceof HeartbeatTick) {
@@ -407,7 +410,7 @@ export class WorkerHost extends Actor<unknown> {
     this.#dead = reason;
     this.#close();
     const self = this.self as ActorRef<never>;
-    self.tell(new WorkerDown(reason, self) as never);
+    self.tell(new WorkerDown(reason, self, this) as never);
   }
 
   /** A batch from the worker, read in the listener (no extra hop). */

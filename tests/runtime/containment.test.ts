@@ -564,110 +564,165 @@ describe("exactly-once accounting for a message stashed by a handler left behind
 
 describe("a handler left behind by a restart", () => {
   for (const caught of [true, false]) {
-    it(`sees its own message's sender, and cannot stash, unstash or become in the fresh instance's turn (the refusal ${caught ? "caught" : "uncaught: a dead letter of its own message, once"})`, async () => {
-      const system = createSystem();
-      const oldGate = deferred();
-      const newGate = deferred();
-      try {
-        const dead = collectDeadLetters(system);
-        const seen: string[] = [];
-        const stale: unknown[] = [];
-        let instances = 0;
-        let worker: ActorRef<string> | undefined;
-        class Worker extends Actor<string> {
-          readonly instance = ++instances;
-          async onReceive(message: string): Promise<void> {
-            seen.push(`${message} (${this.instance})`);
-            if (this.instance > 1) {
-              if (message === "second") await newGate.promise;
-              return;
-            }
-            await oldGate.promise; // meanwhile a restart replaces this instance
-            stale.push(this.sender);
-            if (!caught) {
-              stale.push("uncaught");
-              this.context.stash(); // throws: the handler rejects
-            }
-            for (
-              const call of [
-                () => this.context.become(() => {}),
-                () => this.context.unstashAll(),
-                () => this.context.stash(),
-              ]
-            ) {
-              try {
-                call();
-                stale.push("no throw");
-              } catch (error) {
-                stale.push(error instanceof TypeError && error.message);
+    it(
+      `sees its own message's sender, cannot stash (${
+        caught ? "caught" : "uncaught: a dead letter of its own message, once"
+      }), and its unstashAll and become are ignored with a warning`,
+      async () => {
+        const log = logRecorder();
+        const system = createSystem({ logLevel: "warn", logger: log.sink });
+        const oldGate = deferred();
+        const newGate = deferred();
+        try {
+          const dead = collectDeadLetters(system);
+          const seen: string[] = [];
+          const stale: unknown[] = [];
+          let instances = 0;
+          let worker: ActorRef<string> | undefined;
+          class Worker extends Actor<string> {
+            readonly instance = ++instances;
+            async onReceive(message: string): Promise<void> {
+              seen.push(`${message} (${this.instance})`);
+              if (this.instance > 1) {
+                if (message === "second") await newGate.promise;
+                return;
+              }
+              await oldGate.promise; // meanwhile a restart replaces this instance
+              stale.push(this.sender);
+              if (!caught) {
+                stale.push("uncaught");
+                this.context.stash(); // throws: the handler rejects
+              }
+              for (
+                const call of [
+                  () => this.context.become(() => {}),
+                  () => this.context.unstashAll(),
+                  () => this.context.stash(),
+                ]
+              ) {
+                try {
+                  call();
+                  stale.push("no throw");
+                } catch (error) {
+                  stale.push(error instanceof TypeError && error.message);
+                }
               }
             }
           }
-        }
-        class Parent extends Actor<string> {
-          override supervisorStrategy = new AllForOneStrategy(() => "restart");
-          readonly crashing = this.context.actorOf(
-            fnProps<string>(() => {
-              throw new Error("crash");
-            }),
-            "crashing",
-          );
-          constructor() {
-            super();
-            worker = this.context.actorOf(
-              Props.create(() => new Worker()),
-              "worker",
+          class Parent extends Actor<string> {
+            override supervisorStrategy = new AllForOneStrategy(() =>
+              "restart"
             );
+            readonly crashing = this.context.actorOf(
+              fnProps<string>(() => {
+                throw new Error("crash");
+              }),
+              "crashing",
+            );
+            constructor() {
+              super();
+              worker = this.context.actorOf(
+                Props.create(() => new Worker()),
+                "worker",
+              );
+            }
+            onReceive(): void {
+              this.crashing.tell("crash");
+            }
           }
-          onReceive(): void {
-            this.crashing.tell("crash");
-          }
-        }
-        const parent = system.actorOf(Props.create(() => new Parent()));
-        const jobSender = system.actorOf(fnProps(() => {}), "job-sender");
-        const secondSender = system.actorOf(fnProps(() => {}), "second-sender");
-        await waitUntil(() => worker !== undefined, "the worker");
-        worker!.tell("job", jobSender);
-        await waitUntil(() => seen.length === 1, "the first turn");
-        parent.tell("crash"); // restarts the worker while "job" runs
-        await waitUntil(() => instances === 2, "the fresh instance");
-        worker!.tell("second", secondSender);
-        await waitUntil(() => seen.length === 2, "the fresh instance's turn");
-        oldGate.resolve(); // the old handler goes on, during that turn
-        await waitUntil(
-          () => stale.length === (caught ? 4 : 2),
-          "the old handler's calls",
-        );
-        assert.equal(stale[0], jobSender);
-        for (const [i, call] of ["become", "unstashAll", "stash"].entries()) {
-          if (!caught) break;
-          assert.match(
-            String(stale[i + 1]),
-            new RegExp(
-              `^Cannot ${call}\\(\\) in /user/\\$\\d+/worker: a restart replaced`,
-            ),
+          const parent = system.actorOf(Props.create(() => new Parent()));
+          const jobSender = system.actorOf(fnProps(() => {}), "job-sender");
+          const secondSender = system.actorOf(
+            fnProps(() => {}),
+            "second-sender",
           );
+          await waitUntil(() => worker !== undefined, "the worker");
+          worker!.tell("job", jobSender);
+          await waitUntil(() => seen.length === 1, "the first turn");
+          parent.tell("crash"); // restarts the worker while "job" runs
+          await waitUntil(() => instances === 2, "the fresh instance");
+          worker!.tell("second", secondSender);
+          await waitUntil(() => seen.length === 2, "the fresh instance's turn");
+          oldGate.resolve(); // the old handler goes on, during that turn
+          await waitUntil(
+            () => stale.length === (caught ? 4 : 2),
+            "the old handler's calls",
+          );
+          assert.equal(stale[0], jobSender);
+          if (caught) {
+            assert.deepEqual(stale.slice(1, 3), ["no throw", "no throw"]);
+            assert.match(
+              String(stale[3]),
+              /^Cannot stash\(\) in \/user\/\$\d+\/worker from an instance a restart replaced/,
+            );
+            const warnings = log.records
+              .filter((record) => record.level === "warn")
+              .map((record) => record.message);
+            for (const call of ["become", "unstashAll"]) {
+              assert.ok(
+                warnings.some((w) =>
+                  w.startsWith(`ignored ${call}() in /user/`)
+                ),
+                `a warning for ${call}: ${warnings.join("; ")}`,
+              );
+            }
+          }
+          newGate.resolve();
+          worker!.tell("third");
+          await waitUntil(() => seen.length === 3, "the third turn");
+          await settle();
+          // "second" handled once, not stashed by the old handler; become not
+          // installed by it either: "third" reached the fresh onReceive.
+          assert.deepEqual(seen, ["job (1)", "second (2)", "third (2)"]);
+          // Caught, the old handler returned: its message counts as handled.
+          // Uncaught, it rejected: its message is a dead letter, once.
+          assert.deepEqual(
+            dead.map((d) => d.message),
+            caught ? ["crash"] : ["crash", "job"],
+          );
+        } finally {
+          oldGate.resolve();
+          newGate.resolve();
+          await system.terminate();
         }
-        newGate.resolve();
-        worker!.tell("third");
-        await waitUntil(() => seen.length === 3, "the third turn");
-        await settle();
-        // "second" handled once, not stashed by the old handler; become not
-        // installed by it either: "third" reached the fresh onReceive.
-        assert.deepEqual(seen, ["job (1)", "second (2)", "third (2)"]);
-        // Caught, the old handler returned: its message counts as handled.
-        // Uncaught, it rejected: its message is a dead letter, once.
-        assert.deepEqual(
-          dead.map((d) => d.message),
-          caught ? ["crash"] : ["crash", "job"],
-        );
-      } finally {
-        oldGate.resolve();
-        newGate.resolve();
-        await system.terminate();
-      }
-    });
+      },
+    );
   }
+});
+
+describe("a frozen actor instance", () => {
+  it("restarts as any other: once, its hooks called once each", async () => {
+    const system = createSystem();
+    try {
+      const calls: unknown[] = [];
+      class Frozen extends Actor<string> {
+        constructor() {
+          super();
+          Object.freeze(this);
+        }
+        override preStart(): void {
+          calls.push("preStart");
+        }
+        override postStop(): void {
+          calls.push("postStop");
+        }
+        onReceive(message: string): void {
+          calls.push(message);
+          throw new Error("boom");
+        }
+      }
+      const failed = collect(system, ActorFailed);
+      const ref = system.actorOf(Props.create(() => new Frozen()));
+      ref.tell("boom");
+      await waitUntil(() => calls.length === 4, "the restart");
+      await settle();
+      assert.deepEqual(calls, ["preStart", "boom", "postStop", "preStart"]);
+      assert.equal(failed.length, 1);
+      assert.equal((failed[0].error as Error).message, "boom");
+    } finally {
+      await system.terminate();
+    }
+  });
 });
 
 describe("exactly-once accounting for handlers that never settle", () => {

@@ -342,6 +342,29 @@ describe("a tracked message", () => {
     );
   });
 
+  it("whose handler threw is taken once even if handling that failure faults in the runtime, and the actor goes on", async () => {
+    const handled: unknown[] = [];
+    const ref = system.actorOf(fnProps<unknown>((_actor, message) => {
+      handled.push(message);
+      if (message === "boom") throw new Error("boom");
+    }));
+    await settle();
+    // A fault in the runtime's failure path (the restart), once.
+    const cell = ref as unknown as { restart: (...args: unknown[]) => void };
+    const restart = cell.restart;
+    cell.restart = function (): void {
+      cell.restart = restart;
+      throw new Error("injected runtime fault");
+    };
+    const boom = new Tracked("boom");
+    sendTracked(ref, boom);
+    await settle();
+    ref.tell("after");
+    await waitUntil(() => handled.includes("after"), "the next message");
+    assert.deepEqual(boom.outcomes, ["taken"]);
+    assert.deepEqual(handled, ["boom", "after"]);
+  });
+
   it("leaves a revoked proxy, which throws at every look, accounted for", async () => {
     const dead = collectDeadLetters(system);
     const { proxy, revoke } = Proxy.revocable({}, {});

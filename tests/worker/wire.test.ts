@@ -99,7 +99,10 @@ describe("the books, behind an entry held long", () => {
 });
 
 describe("the outbox's acknowledgements", () => {
-  /** An outbox whose batches are kept, and a way to read the ACKS of the next. */
+  /**
+   * An outbox whose batches are kept (`posted`), and a way to read the ACKS
+   * of the next.
+   */
   function outbox() {
     const posted: unknown[][] = [];
     const box = new Outbox({
@@ -112,7 +115,7 @@ describe("the outbox's acknowledgements", () => {
       const batch = posted.pop() ?? [];
       return batch[0] === ACKS ? batch[1] : [];
     };
-    return { box, acks };
+    return { box, acks, posted };
   }
 
   it("go in runs, each once", () => {
@@ -124,12 +127,7 @@ describe("the outbox's acknowledgements", () => {
   });
 
   it("leave with a batch posted because it is full, not only at the end of the turn", () => {
-    const posted: unknown[][] = [];
-    const box = new Outbox({
-      postMessage: (batch: unknown) => posted.push(batch as unknown[]),
-      addEventListener: () => {},
-      removeEventListener: () => {},
-    }, () => {});
+    const { box, posted } = outbox();
     box.ack(1);
     box.ack(2);
     // Messages from the worker side (seq 0) to one target, until a batch fills.
