@@ -641,9 +641,10 @@ export class ActorCell<T> extends ActorRef<T>
       !isRuntimeNotice(message);
     let undelivered = turnMessage;
     if (inFlight === undefined && isTracked(current)) {
-      // (In flight, it was told above.) Its handler ran: handled (and its dead letter is this side's), as
-      // with a throw. Not yet (the fault came before, or after an actor
-      // took it to pass on): undelivered, and its sender hears so.
+      // (In flight, it was told above.) Its handler ran: handled, as with
+      // a throw (and its dead letter is this side's). Not yet (the fault
+      // came before, or after an actor took it to pass on): undelivered,
+      // and its sender hears so.
       if (handling) current.taken();
       else {
         this.core.deadLetter(
