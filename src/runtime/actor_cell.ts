@@ -75,7 +75,7 @@ import {
   endTracked,
   leaveBehind,
   leftBehindSettled,
-  replacedContext,
+  replaceContext,
   reportTimedOut,
   staleFailure,
 } from "./in_flight.ts";
@@ -588,15 +588,15 @@ export class ActorCell<T> extends ActorRef<T>
         return;
       }
       const message = mailbox.shift();
+      // Current before anything looks at it, so that a runtime fault in
+      // the looking (a revoked Proxy, at `instanceof`) dead-letters it.
+      this.currentMessage = message;
       // A message other than a timer's restarts the receive timeout's period.
       if (
         (flags & RECEIVE_TIMEOUT) !== 0 && !(message instanceof TimerTicket)
       ) {
         noteMessage(this as unknown as ActorCell<never>);
       }
-      // Current before it is opened, so that a runtime fault in the
-      // opening (a revoked Proxy, at `instanceof`) still dead-letters it.
-      this.currentMessage = message;
       this.#invoke(message, mailbox.shiftedSender);
     }
     this.flags &= ~SCHEDULED;
@@ -643,8 +643,7 @@ export class ActorCell<T> extends ActorRef<T>
     if (inFlight === undefined && isTracked(current)) {
       // (In flight, it was told above.) Its handler ran: handled, as with
       // a throw (and its dead letter is this side's). Not yet (the fault
-      // came before, or after an actor took it to pass on): undelivered,
-      // and its sender hears so.
+      // came as the turn opened it): undelivered, and its sender hears so.
       if (handling) current.taken();
       else {
         this.core.deadLetter(
@@ -987,15 +986,11 @@ export class ActorCell<T> extends ActorRef<T>
       } catch (error) {
         this.logError("preRestart failed", error);
       }
-      // What the old instance does from now on is no longer the turn's (a
-      // frozen instance keeps the cell: Reflect.set does not throw).
-      Reflect.set(
+      // What the old instance does from now on is no longer the turn's.
+      replaceContext(
+        this.#cell,
         old,
-        "context",
-        replacedContext(
-          this.#cell,
-          inFlight?.message === NO_MESSAGE ? undefined : inFlight,
-        ),
+        inFlight?.message === NO_MESSAGE ? undefined : inFlight,
       );
     }
     this.actor = undefined;

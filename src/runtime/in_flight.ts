@@ -15,7 +15,6 @@
  * @module
  */
 
-import type { ActorContext } from "./actor.ts";
 import type { ActorCell } from "./actor_cell.ts";
 import type { ActorRef } from "./actor_ref.ts";
 import { BUSY, type InFlight, NO_MESSAGE, putAside } from "./cell_state.ts";
@@ -45,25 +44,29 @@ export function leaveBehind(cell: ActorCell<never>, inFlight: InFlight): void {
 }
 
 /**
- * The context a restart leaves the replaced instance (`this.context` from
- * then on): its handler left behind, or any callback of its, still reaches
- * the actor (self, parent, system, log, children, timers), but the turn
- * under way is the fresh instance's. So its `sender` is its own message's
+ * Gives the instance a restart replaced a context of its own
+ * (`this.context` from then on): its handler left behind, or any callback
+ * of its, still reaches the actor (self, parent, system, log, children,
+ * timers, `self.tell`), but the turn under way, and the instance's own
+ * settings, are the fresh instance's. So its `sender` is its own message's
  * (`inFlight`'s, if a handler was in flight, else none); `stash()` throws a
  * `TypeError`, as outside any turn (a handler left behind then rejects, and
- * its message is a dead letter, once); and `unstashAll`, `become` and
- * `unbecome`, which callbacks outside a turn may call too, are ignored with
- * a warning, so that a stale callback neither throws into its host nor
- * changes the fresh instance.
+ * its message is a dead letter, once); and `unstashAll`, `become`,
+ * `unbecome` and `setReceiveTimeout`, which callbacks outside a turn may
+ * call too, are ignored with a warning, so that a stale callback neither
+ * throws into its host nor changes the fresh instance. An instance whose
+ * `context` cannot be replaced (frozen, say) keeps the actor's, with a
+ * warning if it leaves a handler behind.
  */
-export function replacedContext(
+export function replaceContext(
   cell: ActorCell<never>,
+  old: object,
   inFlight: InFlight | undefined,
-): ActorContext<never> {
+): void {
   const sender = inFlight?.sender;
   const refused = (call: string) =>
     `${call}() in ${cell.path} from an instance a restart replaced`;
-  return new Proxy(cell, {
+  const context = new Proxy(cell, {
     get(target, key) {
       switch (key) {
         case "sender":
@@ -79,12 +82,24 @@ export function replacedContext(
         case "unstashAll":
         case "become":
         case "unbecome":
+        case "setReceiveTimeout":
           return () => target.log.warn(`ignored ${refused(key)}`);
       }
       const value = Reflect.get(target, key, target);
       return typeof value === "function" ? value.bind(target) : value;
     },
-  }) as unknown as ActorContext<never>;
+  });
+  let replaced = false;
+  try {
+    replaced = Reflect.set(old, "context", context);
+  } catch {
+    // a setter or a Proxy of the user's threw: as not replaced
+  }
+  if (!replaced && inFlight !== undefined) {
+    cell.log.warn(
+      `the instance of ${cell.path} a restart replaced keeps its context (it cannot be set: frozen?); a handler of it left behind still acts on the fresh instance's turn`,
+    );
+  }
 }
 
 /**

@@ -567,7 +567,7 @@ describe("a handler left behind by a restart", () => {
     it(
       `sees its own message's sender, cannot stash (${
         caught ? "caught" : "uncaught: a dead letter of its own message, once"
-      }), and its unstashAll and become are ignored with a warning`,
+      }), and its unstashAll, become and setReceiveTimeout are ignored with a warning`,
       async () => {
         const log = logRecorder();
         const system = createSystem({ logLevel: "warn", logger: log.sink });
@@ -597,6 +597,7 @@ describe("a handler left behind by a restart", () => {
                 const call of [
                   () => this.context.become(() => {}),
                   () => this.context.unstashAll(),
+                  () => this.context.setReceiveTimeout(1),
                   () => this.context.stash(),
                 ]
               ) {
@@ -645,20 +646,24 @@ describe("a handler left behind by a restart", () => {
           await waitUntil(() => seen.length === 2, "the fresh instance's turn");
           oldGate.resolve(); // the old handler goes on, during that turn
           await waitUntil(
-            () => stale.length === (caught ? 4 : 2),
+            () => stale.length === (caught ? 5 : 2),
             "the old handler's calls",
           );
           assert.equal(stale[0], jobSender);
           if (caught) {
-            assert.deepEqual(stale.slice(1, 3), ["no throw", "no throw"]);
+            assert.deepEqual(stale.slice(1, 4), [
+              "no throw",
+              "no throw",
+              "no throw",
+            ]);
             assert.match(
-              String(stale[3]),
+              String(stale[4]),
               /^Cannot stash\(\) in \/user\/\$\d+\/worker from an instance a restart replaced/,
             );
             const warnings = log.records
               .filter((record) => record.level === "warn")
               .map((record) => record.message);
-            for (const call of ["become", "unstashAll"]) {
+            for (const call of ["become", "unstashAll", "setReceiveTimeout"]) {
               assert.ok(
                 warnings.some((w) =>
                   w.startsWith(`ignored ${call}() in /user/`)
@@ -672,7 +677,9 @@ describe("a handler left behind by a restart", () => {
           await waitUntil(() => seen.length === 3, "the third turn");
           await settle();
           // "second" handled once, not stashed by the old handler; become not
-          // installed by it either: "third" reached the fresh onReceive.
+          // installed by it either: "third" reached the fresh onReceive; and
+          // no receive timeout armed by it fired.
+          await new Promise((resolve) => setTimeout(resolve, 20));
           assert.deepEqual(seen, ["job (1)", "second (2)", "third (2)"]);
           // Caught, the old handler returned: its message counts as handled.
           // Uncaught, it rejected: its message is a dead letter, once.
@@ -690,7 +697,91 @@ describe("a handler left behind by a restart", () => {
   }
 });
 
+describe("a revoked Proxy queued as a message", () => {
+  for (const timeout of [false, true]) {
+    it(
+      `is one dead letter, and the actor goes on${
+        timeout ? " (with a receive timeout set, whose check looks first)" : ""
+      }`,
+      async () => {
+        const system = createSystem();
+        try {
+          const dead = collectDeadLetters(system);
+          const seen: unknown[] = [];
+          const ref = system.actorOf(fnProps<unknown>((actor, message) => {
+            if (message === "arm" && timeout) {
+              actor.context.setReceiveTimeout(60_000);
+            }
+            seen.push(message);
+          }));
+          ref.tell("arm");
+          await waitUntil(() => seen.length === 1, "the first turn");
+          const { proxy, revoke } = Proxy.revocable({}, {});
+          revoke();
+          ref.tell("first"); // handed over: the proxy queues behind it
+          ref.tell(proxy as never);
+          ref.tell("after");
+          await waitUntil(() => seen.includes("after"), "the actor to go on");
+          await settle();
+          assert.equal(dead.filter((d) => d.message === proxy).length, 1);
+        } finally {
+          await system.terminate();
+        }
+      },
+    );
+  }
+});
+
 describe("a frozen actor instance", () => {
+  it("left behind by a restart keeps the actor's context, and a warning says so", async () => {
+    const log = logRecorder();
+    const system = createSystem({ logLevel: "warn", logger: log.sink });
+    const gate = deferred();
+    try {
+      let started = false;
+      class Frozen extends Actor<string> {
+        constructor() {
+          super();
+          Object.freeze(this);
+        }
+        async onReceive(): Promise<void> {
+          started = true;
+          await gate.promise;
+        }
+      }
+      class Parent extends Actor<string> {
+        override supervisorStrategy = new AllForOneStrategy(() => "restart");
+        readonly frozen = this.context.actorOf(
+          Props.create(() => new Frozen()),
+          "frozen",
+        );
+        readonly crashing = this.context.actorOf(
+          fnProps<string>(() => {
+            throw new Error("crash");
+          }),
+          "crashing",
+        );
+        onReceive(message: string): void {
+          (message === "work" ? this.frozen : this.crashing).tell(message);
+        }
+      }
+      const parent = system.actorOf(Props.create(() => new Parent()));
+      parent.tell("work");
+      await waitUntil(() => started, "the handler in flight");
+      parent.tell("crash"); // restarts the frozen one, its handler in flight
+      await waitUntil(
+        () =>
+          log.records.some((record) =>
+            /\/frozen a restart replaced keeps its context/.test(record.message)
+          ),
+        "the warning",
+      );
+    } finally {
+      gate.resolve();
+      await system.terminate();
+    }
+  });
+
   it("restarts as any other: once, its hooks called once each", async () => {
     const system = createSystem();
     try {

@@ -365,6 +365,29 @@ describe("a tracked message", () => {
     assert.deepEqual(handled, ["boom", "after"]);
   });
 
+  it("cut short by a runtime fault while its async handler is being held is taken once, and the actor goes on", async () => {
+    const handled: unknown[] = [];
+    const ref = system.actorOf(fnProps<unknown>((actor, message) => {
+      handled.push(message);
+      if (message !== "hold") return;
+      // A fault in the runtime as it begins to hold this handler, once.
+      const cell = actor.context as unknown as { ensureExtras(): unknown };
+      const ensureExtras = cell.ensureExtras;
+      cell.ensureExtras = function (): unknown {
+        cell.ensureExtras = ensureExtras;
+        throw new Error("injected runtime fault");
+      };
+      return Promise.resolve();
+    }));
+    const hold = new Tracked("hold");
+    sendTracked(ref, hold);
+    await waitUntil(() => hold.outcomes.length > 0, "an outcome");
+    ref.tell("after");
+    await waitUntil(() => handled.includes("after"), "the next message");
+    await settle();
+    assert.deepEqual(hold.outcomes, ["taken"]);
+  });
+
   it("leaves a revoked proxy, which throws at every look, accounted for", async () => {
     const dead = collectDeadLetters(system);
     const { proxy, revoke } = Proxy.revocable({}, {});

@@ -22,10 +22,12 @@ import { OneForOneStrategy } from "../../src/supervision/strategy.ts";
 import { Transfer } from "../../src/worker/transfer.ts";
 import { ManualScheduler } from "../../src/testing/manual_scheduler.ts";
 import {
+  LINK_NAME,
   Outgoing,
   ReplyLostError,
   SpawnCommand,
   SpawnInWorker,
+  WorkerDown,
 } from "../../src/worker/messages.ts";
 import {
   spawnInWorker,
@@ -935,6 +937,23 @@ describe("a supervised worker", () => {
       await scheduler.timePasses(1_000 + 10); // the next beat finds it late
       assert.equal(fakes.workers.length, 2);
       assert.equal(fakes.workers[0].terminated, true);
+    } finally {
+      await stop();
+    }
+  });
+
+  it("ignores news of a worker death meant for another owner (one a supervisor passed on): its own worker keeps running", async () => {
+    const { worker, fakes, dead, stop } = setup();
+    try {
+      const echo = await spawnInWorker<string>(worker, "echo", "Echo");
+      assert.equal(await echo.ask("one"), "one");
+      const owner = (worker as unknown as ActorCell<unknown>).child(LINK_NAME)!;
+      const stale = new WorkerDown("an earlier worker died", owner, {});
+      owner.tell(stale as never);
+      assert.equal(await echo.ask("two"), "two");
+      assert.equal(fakes.workers.length, 1);
+      assert.equal(fakes.workers[0].terminated, false);
+      assert.deepEqual(dead, []);
     } finally {
       await stop();
     }
