@@ -125,6 +125,39 @@ async function rawBatchedStream(): Promise<number> {
   return STREAM / ms * 1000;
 }
 
+/**
+ * As {@linkcode rawBatchedStream}, but keeping every message until the
+ * worker has counted them all, as a transport that accounts for each
+ * message must (understudy's books hold each until it is acknowledged): the
+ * ceiling with the cost of that retention, a collector's work in some
+ * runtimes.
+ */
+async function rawBatchedKeptStream(): Promise<number> {
+  const handle = await startIn("raw")();
+  const t0 = performance.now();
+  let kept: { n: number }[] = [];
+  let batch: { n: number }[] = [];
+  for (let n = 0; n < STREAM; n++) {
+    const message = { n };
+    kept.push(message);
+    batch.push(message);
+    if (batch.length === RAW_BATCH) {
+      handle.endpoint.postMessage(batch);
+      batch = [];
+    }
+  }
+  if (batch.length > 0) handle.endpoint.postMessage(batch);
+  handle.endpoint.postMessage("count");
+  const count = await next(handle.endpoint);
+  const ms = performance.now() - t0;
+  if (count !== STREAM || kept.length !== STREAM) {
+    throw new Error(`raw kept stream counted ${count}`);
+  }
+  kept = []; // the worker has counted them all: let go
+  await handle.terminate();
+  return STREAM / ms * 1000;
+}
+
 async function rawPingPong(): Promise<number> {
   const handle = await startIn("raw")();
   const t0 = performance.now();
@@ -210,6 +243,7 @@ function median(values: number[]): number {
 const cases: Record<string, () => Promise<number>> = {
   rawStream,
   rawBatchedStream,
+  rawBatchedKeptStream,
   actorStream,
   rawPingPong,
   comlinkPingPong,
