@@ -7,8 +7,8 @@
  * .build/bench-worker/, then runs them in Node (worker_threads with a
  * MessageChannel's ports), Deno and Bun (module Workers) and, if a Chromium
  * is found (scripts/lib/chromium.mjs), a Chromium page with a module
- * worker. Each runtime measures, in one process and interleaved, medians of
- * 5 runs of: one-way streaming (understudy `tell` to an actor in the
+ * worker. Each runtime measures, in one process and interleaved (each run
+ * starting at the next case), medians of 5 runs of: one-way streaming (understudy `tell` to an actor in the
  * worker vs a raw loop of one `postMessage` per message, and vs plain
  * objects posted in hand-made batches the size of understudy's, the
  * ceiling of batching with no actor or bookkeeping on either side, and vs

@@ -252,9 +252,13 @@ const cases: Record<string, () => Promise<number>> = {
 const results: Record<string, number> = {};
 const samples: Record<string, number[]> = {};
 for (const name of Object.keys(cases)) samples[name] = [];
-// Interleaved, so drift on a shared machine hits every case alike.
+// Interleaved, so drift on a shared machine hits every case alike, and
+// each run starts at the next case, so that no case always follows the
+// same one (the heap and the JIT a case leaves behind weigh on the next).
+const entries = Object.entries(cases);
 for (let run = 0; run < RUNS; run++) {
-  for (const [name, body] of Object.entries(cases)) {
+  for (let i = 0; i < entries.length; i++) {
+    const [name, body] = entries[(run + i) % entries.length];
     samples[name].push(await body());
   }
 }
