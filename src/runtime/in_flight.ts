@@ -47,16 +47,17 @@ export function leaveBehind(cell: ActorCell<never>, inFlight: InFlight): void {
  * Gives the instance a restart replaced a context of its own
  * (`this.context` from then on): its handler left behind, or any callback
  * of its, still reaches the actor (self, parent, system, log, children,
- * timers, `self.tell`), but the turn under way, and the instance's own
- * settings, are the fresh instance's. So its `sender` is its own message's
- * (`inFlight`'s, if a handler was in flight, else none); `stash()` throws a
- * `TypeError`, as outside any turn (a handler left behind then rejects, and
- * its message is a dead letter, once); and `unstashAll`, `become`,
- * `unbecome` and `setReceiveTimeout`, which callbacks outside a turn may
- * call too, are ignored with a warning, so that a stale callback neither
- * throws into its host nor changes the fresh instance. An instance whose
- * `context` cannot be replaced (frozen, say) keeps the actor's, with a
- * warning if it leaves a handler behind.
+ * `actorOf`, `stop`, `watch`), but the turn under way and the settings the
+ * restart reset (stash, behaviour, receive timeout, timers) are the fresh
+ * instance's. So its `sender` is its own message's (`inFlight`'s, if a
+ * handler was in flight, else none); `stash()` throws a `TypeError`, as
+ * outside any turn (a handler left behind then rejects, and its message is
+ * a dead letter, once); and `unstashAll`, `become`, `unbecome`,
+ * `setReceiveTimeout` and the timers' starts and cancels, which callbacks
+ * outside a turn may call too, are ignored with a warning, so that a stale
+ * callback neither throws into its host nor changes the fresh instance. An
+ * instance whose `context` cannot be replaced (frozen, say) keeps the
+ * actor's, with a warning if it leaves a handler behind.
  */
 export function replaceContext(
   cell: ActorCell<never>,
@@ -66,6 +67,8 @@ export function replaceContext(
   const sender = inFlight?.sender;
   const refused = (call: string) =>
     `${call}() in ${cell.path} from an instance a restart replaced`;
+  const ignored = (call: string) => () =>
+    cell.log.warn(`ignored ${refused(call)}`);
   const context = new Proxy(cell, {
     get(target, key) {
       switch (key) {
@@ -83,7 +86,17 @@ export function replaceContext(
         case "become":
         case "unbecome":
         case "setReceiveTimeout":
-          return () => target.log.warn(`ignored ${refused(key)}`);
+          return ignored(key);
+        case "timers": {
+          // The fresh instance's: it may ask, not start or cancel.
+          const timers = target.timers;
+          return new Proxy(timers, {
+            get: (_, call) =>
+              call === "isTimerActive"
+                ? (key: unknown) => timers.isTimerActive(key)
+                : ignored(`timers.${String(call)}`),
+          });
+        }
       }
       const value = Reflect.get(target, key, target);
       return typeof value === "function" ? value.bind(target) : value;

@@ -567,7 +567,7 @@ describe("a handler left behind by a restart", () => {
     it(
       `sees its own message's sender, cannot stash (${
         caught ? "caught" : "uncaught: a dead letter of its own message, once"
-      }), and its unstashAll, become and setReceiveTimeout are ignored with a warning`,
+      }), and its unstashAll, become, setReceiveTimeout and timers are ignored with a warning`,
       async () => {
         const log = logRecorder();
         const system = createSystem({ logLevel: "warn", logger: log.sink });
@@ -598,6 +598,8 @@ describe("a handler left behind by a restart", () => {
                   () => this.context.become(() => {}),
                   () => this.context.unstashAll(),
                   () => this.context.setReceiveTimeout(1),
+                  () =>
+                    this.context.timers.startSingleTimer("late", "timer", 1),
                   () => this.context.stash(),
                 ]
               ) {
@@ -646,24 +648,32 @@ describe("a handler left behind by a restart", () => {
           await waitUntil(() => seen.length === 2, "the fresh instance's turn");
           oldGate.resolve(); // the old handler goes on, during that turn
           await waitUntil(
-            () => stale.length === (caught ? 5 : 2),
+            () => stale.length === (caught ? 6 : 2),
             "the old handler's calls",
           );
           assert.equal(stale[0], jobSender);
           if (caught) {
-            assert.deepEqual(stale.slice(1, 4), [
+            assert.deepEqual(stale.slice(1, 5), [
+              "no throw",
               "no throw",
               "no throw",
               "no throw",
             ]);
             assert.match(
-              String(stale[4]),
+              String(stale[5]),
               /^Cannot stash\(\) in \/user\/\$\d+\/worker from an instance a restart replaced/,
             );
             const warnings = log.records
               .filter((record) => record.level === "warn")
               .map((record) => record.message);
-            for (const call of ["become", "unstashAll", "setReceiveTimeout"]) {
+            for (
+              const call of [
+                "become",
+                "unstashAll",
+                "setReceiveTimeout",
+                "timers.startSingleTimer",
+              ]
+            ) {
               assert.ok(
                 warnings.some((w) =>
                   w.startsWith(`ignored ${call}() in /user/`)
@@ -678,7 +688,7 @@ describe("a handler left behind by a restart", () => {
           await settle();
           // "second" handled once, not stashed by the old handler; become not
           // installed by it either: "third" reached the fresh onReceive; and
-          // no receive timeout armed by it fired.
+          // no receive timeout or timer armed by it fired.
           await new Promise((resolve) => setTimeout(resolve, 20));
           assert.deepEqual(seen, ["job (1)", "second (2)", "third (2)"]);
           // Caught, the old handler returned: its message counts as handled.
