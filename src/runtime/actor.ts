@@ -206,7 +206,13 @@ export function constructWith<R>(
  * @typeParam T The messages this actor accepts.
  */
 export abstract class Actor<T = unknown> {
-  /** What this actor can do besides handling messages. */
+  /**
+   * What this actor can do besides handling messages. Once a restart has
+   * replaced this instance, its context no longer has the turn: `sender` is
+   * that of the message its handler left behind was handling (or none),
+   * `stash()` throws, and what the restart reset (behaviour, stash, receive
+   * timeout, timers) is ignored with a warning.
+   */
   readonly context: ActorContext<T>;
   /**
    * The strategy this actor applies when one of its children fails.

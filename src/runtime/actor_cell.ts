@@ -96,7 +96,7 @@ import {
   scheduleRestart,
 } from "./restart_after.ts";
 import { become, stash, unbecome, unstashAll } from "./stash.ts";
-import { insideTracked, isTracked, TrackedMessage } from "./tracked_message.ts";
+import { insideTracked, TrackedMessage } from "./tracked_message.ts";
 import {
   AWAITING_PARENT,
   BUSY,
@@ -637,25 +637,13 @@ export class ActorCell<T> extends ActorRef<T>
     );
     // A stashed message is kept (its sentinel is no message for the hooks),
     // and a runtime notice was never anyone's message.
-    const turnMessage = message !== NO_MESSAGE && !putAside(message) &&
+    const undelivered = message !== NO_MESSAGE && !putAside(message) &&
       !isRuntimeNotice(message);
-    let undelivered = turnMessage;
-    if (inFlight === undefined && isTracked(current)) {
-      // (In flight, it was told above.) Its handler ran: handled, as with
-      // a throw (and its dead letter is this side's). Not yet (the fault
-      // came as the turn opened it): undelivered, and its sender hears so.
-      if (handling) current.taken();
-      else {
-        this.core.deadLetter(
-          current,
-          sender,
-          this,
-          `processing failed: ${describeError(error)}`,
-        );
-        undelivered = false;
-      }
-    }
-    this.fail(error, turnMessage ? message : NO_MESSAGE, sender, undelivered);
+    // A tracked turn cut short (TRACKED_TURN is set only while its message,
+    // the current one, is owed an outcome): its handler ran, so it counts as
+    // handled, as with a throw, and its dead letter is this side's.
+    if (handling) (current as TrackedMessage).taken();
+    this.fail(error, undelivered ? message : NO_MESSAGE, sender, undelivered);
     this.scheduleIfRunnable();
   }
 

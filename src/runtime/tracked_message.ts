@@ -74,8 +74,9 @@ export function isTracked(value: unknown): value is TrackedMessage {
  * A message for `recipient` on its way there through actors that pass it on
  * unopened. If it becomes a dead letter anywhere on the way, the runtime
  * calls {@linkcode ForwardedMessage.undelivered} and publishes the message
- * inside, to `recipient`, in its place (or nothing, if nothing was lost).
- * Internal.
+ * inside, to `recipient`, in its place (or nothing, if nothing was lost: so
+ * also a message that is nobody's to lose, as a worker owner's word to
+ * itself that its worker died). Internal.
  */
 export abstract class ForwardedMessage {
   readonly #forwarded = true;

@@ -32,10 +32,10 @@ import {
   frameLength,
   Imports,
   LOST,
-  notARef,
   Outbox,
   PING,
   PONG,
+  refusedSender,
   replyLost,
   SPAWN,
   SPAWN_FAILED,
@@ -278,15 +278,9 @@ class Server implements WorkerServer {
       );
       return;
     }
-    if (sender !== undefined && !(sender instanceof ActorRef)) {
-      this.system.publishDeadLetter(
-        message,
-        undefined,
-        recipient as ActorRef<never>,
-        notARef(sender),
-      );
-      return;
-    }
+    if (
+      refusedSender(this.system, message, recipient as ActorRef<never>, sender)
+    ) return;
     this.#outbox.deliver(0, id, message, this.#exports.senderId(sender));
   }
 

@@ -42,6 +42,8 @@
  * @module
  */
 
+import { ActorRef } from "../runtime/actor_ref.ts";
+import type { ActorSystem } from "../runtime/actor_system.ts";
 import { AskRef } from "../runtime/ask.ts";
 import { describeError, describeValue } from "../validation.ts";
 import type { Endpoint } from "./endpoint.ts";
@@ -78,11 +80,24 @@ export function replyLost(ref: unknown, reason: string): void {
 }
 
 /**
- * Why a message whose sender is no ref (a caller's mistake the types would
- * have caught) is a dead letter rather than a throw into that caller.
+ * Whether `sender` is neither a ref nor none (a caller's mistake the types
+ * would have caught): then `message` is a dead letter, for that reason,
+ * rather than a throw into that caller.
  */
-export function notARef(sender: unknown): string {
-  return `its sender is not an actor ref (got ${describeValue(sender)})`;
+export function refusedSender(
+  system: ActorSystem,
+  message: unknown,
+  recipient: ActorRef<never>,
+  sender: unknown,
+): boolean {
+  if (sender === undefined || sender instanceof ActorRef) return false;
+  system.publishDeadLetter(
+    message,
+    undefined,
+    recipient,
+    `its sender is not an actor ref (got ${describeValue(sender)})`,
+  );
+  return true;
 }
 
 /** Why a message could not be cloned, as a dead letter's reason. */

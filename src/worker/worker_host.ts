@@ -39,10 +39,10 @@ import {
   frameLength,
   Imports,
   LOST,
-  notARef,
   Outbox,
   PING,
   PONG,
+  refusedSender,
   replyLost,
   SPAWN,
   SPAWN_FAILED,
@@ -352,15 +352,7 @@ export class WorkerHost extends Actor<unknown> {
       );
       return;
     }
-    if (sender !== undefined && !(sender instanceof ActorRef)) {
-      this.context.system.publishDeadLetter(
-        message,
-        undefined,
-        recipient,
-        notARef(sender),
-      );
-      return;
-    }
+    if (refusedSender(this.context.system, message, recipient, sender)) return;
     const seq = ++this.#seq;
     this.#inFlight.set(seq, message, sender, recipient);
     this.#outbox!.deliver(seq, target, message, this.#exports.senderId(sender));

@@ -459,6 +459,33 @@ describe("strategies are checked where they are given (findings 1 and 4)", () =>
   });
 });
 
+/**
+ * A parent (AllForOneStrategy: restart) of `worker`, named "worker", and of
+ * a child that throws on what it is sent: the parent passes "crash" to that
+ * child, whose failure restarts the worker too (leaving a handler of it in
+ * flight behind), and anything else to the worker, with its sender.
+ */
+function restartingParent(
+  system: ActorSystem,
+  worker: Props<string>,
+): ActorRef<string> {
+  class Parent extends Actor<string> {
+    override supervisorStrategy = new AllForOneStrategy(() => "restart");
+    readonly worker = this.context.actorOf(worker, "worker");
+    readonly crashing = this.context.actorOf(
+      fnProps<string>(() => {
+        throw new Error("crash");
+      }),
+      "crashing",
+    );
+    onReceive(message: string): void {
+      if (message === "crash") this.crashing.tell(message);
+      else this.worker.tell(message, this.sender as ActorRef<never>);
+    }
+  }
+  return system.actorOf(Props.create(() => new Parent()));
+}
+
 describe("exactly-once accounting across restarts (finding 5)", () => {
   it("a sibling's async handler that rejects after an AllForOne restart dead-letters its message once", async () => {
     const system = createSystem();
@@ -466,28 +493,14 @@ describe("exactly-once accounting across restarts (finding 5)", () => {
       const dead = collectDeadLetters(system);
       const slow = deferred();
       const started = deferred();
-      class Parent extends Actor<string> {
-        override supervisorStrategy = new AllForOneStrategy(() => "restart");
-        readonly slowChild = this.context.actorOf(
-          fnProps<string>(async () => {
-            started.resolve();
-            await slow.promise;
-          }),
-          "slow",
-        );
-        readonly crashing = this.context.actorOf(
-          fnProps<string>(() => {
-            throw new Error("crash");
-          }),
-          "crashing",
-        );
-        onReceive(message: string): void {
-          if (message === "work") this.slowChild.tell("in flight");
-          else this.crashing.tell("crash");
-        }
-      }
-      const parent = system.actorOf(Props.create(() => new Parent()));
-      parent.tell("work");
+      const parent = restartingParent(
+        system,
+        fnProps<string>(async () => {
+          started.resolve();
+          await slow.promise;
+        }),
+      );
+      parent.tell("in flight");
       await started.promise;
       parent.tell("crash"); // restarts both children while "in flight" runs
       await settle();
@@ -517,35 +530,20 @@ describe("exactly-once accounting for a message stashed by a handler left behind
         const dead = collectDeadLetters(system);
         const seen: string[] = [];
         let instances = 0;
-        class Parent extends Actor<string> {
-          override supervisorStrategy = new AllForOneStrategy(() => "restart");
-          readonly worker = this.context.actorOf(
-            Props.create(() =>
-              new (class extends Actor<string> {
-                readonly instance = ++instances;
-                async onReceive(message: string): Promise<void> {
-                  seen.push(`${message} (${this.instance})`);
-                  if (this.instance > 1) return;
-                  this.context.stash(); // put aside, then still in flight
-                  await slow.promise;
-                }
-              })()
-            ),
-            "worker",
-          );
-          readonly crashing = this.context.actorOf(
-            fnProps<string>(() => {
-              throw new Error("crash");
-            }),
-            "crashing",
-          );
-          onReceive(message: string): void {
-            if (message === "work") this.worker.tell("job");
-            else this.crashing.tell("crash");
+        class Worker extends Actor<string> {
+          readonly instance = ++instances;
+          async onReceive(message: string): Promise<void> {
+            seen.push(`${message} (${this.instance})`);
+            if (this.instance > 1) return;
+            this.context.stash(); // put aside, then still in flight
+            await slow.promise;
           }
         }
-        const parent = system.actorOf(Props.create(() => new Parent()));
-        parent.tell("work");
+        const parent = restartingParent(
+          system,
+          Props.create(() => new Worker()),
+        );
+        parent.tell("job");
         await waitUntil(() => seen.length === 1, "the first turn");
         parent.tell("crash"); // restarts both children while "job" runs
         await waitUntil(() => seen.length === 2, "the fresh instance's turn");
@@ -578,7 +576,6 @@ describe("a handler left behind by a restart", () => {
           const seen: string[] = [];
           const stale: unknown[] = [];
           let instances = 0;
-          let worker: ActorRef<string> | undefined;
           class Worker extends Actor<string> {
             readonly instance = ++instances;
             async onReceive(message: string): Promise<void> {
@@ -612,39 +609,20 @@ describe("a handler left behind by a restart", () => {
               }
             }
           }
-          class Parent extends Actor<string> {
-            override supervisorStrategy = new AllForOneStrategy(() =>
-              "restart"
-            );
-            readonly crashing = this.context.actorOf(
-              fnProps<string>(() => {
-                throw new Error("crash");
-              }),
-              "crashing",
-            );
-            constructor() {
-              super();
-              worker = this.context.actorOf(
-                Props.create(() => new Worker()),
-                "worker",
-              );
-            }
-            onReceive(): void {
-              this.crashing.tell("crash");
-            }
-          }
-          const parent = system.actorOf(Props.create(() => new Parent()));
+          const parent = restartingParent(
+            system,
+            Props.create(() => new Worker()),
+          );
           const jobSender = system.actorOf(fnProps(() => {}), "job-sender");
           const secondSender = system.actorOf(
             fnProps(() => {}),
             "second-sender",
           );
-          await waitUntil(() => worker !== undefined, "the worker");
-          worker!.tell("job", jobSender);
+          parent.tell("job", jobSender);
           await waitUntil(() => seen.length === 1, "the first turn");
           parent.tell("crash"); // restarts the worker while "job" runs
           await waitUntil(() => instances === 2, "the fresh instance");
-          worker!.tell("second", secondSender);
+          parent.tell("second", secondSender);
           await waitUntil(() => seen.length === 2, "the fresh instance's turn");
           oldGate.resolve(); // the old handler goes on, during that turn
           await waitUntil(
@@ -683,7 +661,7 @@ describe("a handler left behind by a restart", () => {
             }
           }
           newGate.resolve();
-          worker!.tell("third");
+          parent.tell("third");
           await waitUntil(() => seen.length === 3, "the third turn");
           await settle();
           // "second" handled once, not stashed by the old handler; become not
@@ -759,30 +737,17 @@ describe("a frozen actor instance", () => {
           await gate.promise;
         }
       }
-      class Parent extends Actor<string> {
-        override supervisorStrategy = new AllForOneStrategy(() => "restart");
-        readonly frozen = this.context.actorOf(
-          Props.create(() => new Frozen()),
-          "frozen",
-        );
-        readonly crashing = this.context.actorOf(
-          fnProps<string>(() => {
-            throw new Error("crash");
-          }),
-          "crashing",
-        );
-        onReceive(message: string): void {
-          (message === "work" ? this.frozen : this.crashing).tell(message);
-        }
-      }
-      const parent = system.actorOf(Props.create(() => new Parent()));
+      const parent = restartingParent(
+        system,
+        Props.create(() => new Frozen()),
+      );
       parent.tell("work");
       await waitUntil(() => started, "the handler in flight");
       parent.tell("crash"); // restarts the frozen one, its handler in flight
       await waitUntil(
         () =>
           log.records.some((record) =>
-            /\/frozen a restart replaced keeps its context/.test(record.message)
+            /\/worker a restart replaced keeps its context/.test(record.message)
           ),
         "the warning",
       );
@@ -830,24 +795,13 @@ describe("exactly-once accounting for handlers that never settle", () => {
   it("a handler left behind by an AllForOne restart is dead-lettered once when the actor stops", async () => {
     const system = createSystem({ shutdownTimeoutMs: 60_000 });
     const dead = collectDeadLetters(system);
-    class Child extends Actor<string> {
-      onReceive(message: string): Promise<void> {
-        if (message === "hang") return new Promise<void>(() => {});
-        throw new Error("crash");
-      }
-    }
-    class Parent extends Actor<string> {
-      override supervisorStrategy = new AllForOneStrategy(() => "restart");
-      readonly a = this.context.actorOf(Props.create(() => new Child()), "a");
-      readonly b = this.context.actorOf(Props.create(() => new Child()), "b");
-      onReceive(message: string): void {
-        (message === "hang" ? this.a : this.b).tell(message);
-      }
-    }
-    const parent = system.actorOf(Props.create(() => new Parent()));
+    const parent = restartingParent(
+      system,
+      fnProps<string>(() => new Promise<void>(() => {})),
+    );
     parent.tell("hang");
     await settle();
-    parent.tell("crash"); // restarts "a" too, leaving its handler behind
+    parent.tell("crash"); // restarts the worker too, leaving its handler behind
     await settle();
     assert.deepEqual(dead.map((d) => d.message), ["crash"]);
     await system.terminate();
