@@ -438,10 +438,10 @@ export class WorkerHost extends Actor<unknown> {
           break;
         }
         case ACKS: {
-          const runs = batch[i + 1] as number[];
           const inFlight = this.#inFlight;
-          for (let r = 0; r < runs.length; r += 2) {
-            inFlight.drop(runs[r], runs[r + 1]);
+          const end = i + 2 + (batch[i + 1] as number);
+          for (let r = i + 2; r < end; r += 2) {
+            inFlight.drop(batch[r] as number, batch[r + 1] as number);
           }
           break;
         }

@@ -113,7 +113,7 @@ describe("the outbox's acknowledgements", () => {
     const acks = () => {
       box.flush();
       const batch = posted.pop() ?? [];
-      return batch[0] === ACKS ? batch[1] : [];
+      return batch[0] === ACKS ? batch.slice(2, 2 + (batch[1] as number)) : [];
     };
     return { box, acks, posted };
   }
@@ -136,7 +136,7 @@ describe("the outbox's acknowledgements", () => {
     }
     assert.equal(posted.length, 1, "posted when full");
     const batch = posted[0];
-    assert.deepEqual(batch.slice(batch.length - 2), [ACKS, [1, 2]]);
+    assert.deepEqual(batch.slice(batch.length - 4), [ACKS, 2, 1, 2]);
     box.close();
   });
 });

@@ -1,0 +1,56 @@
+// Copyright 2026 the understudy authors. MIT license.
+/**
+ * What `structuredClone` costs a message in the runtime that runs this
+ * script, for the shapes a worker batch can have: an array of flat objects
+ * (as a run of messages), the same array holding one array too (as a batch
+ * with its acknowledgements nested, which the wire no longer sends), the
+ * objects cloned one by one (as a raw `postMessage` loop), and an array of
+ * numbers. `postMessage` serializes as `structuredClone` does, so these
+ * are the floor of any transport that clones.
+ *
+ *   node bench/clone_cost.mjs
+ *   node_modules/.bin/bun bench/clone_cost.mjs
+ *   node_modules/.bin/deno run bench/clone_cost.mjs
+ *
+ * Prints nanoseconds a message, medians of 9 rounds, interleaved.
+ */
+
+const SIZE = 2043; // a batch's messages (BATCH_SLOTS less a run's header)
+const REPEAT = 100;
+const ROUNDS = 9;
+
+const flat = Array.from({ length: SIZE }, (_, n) => ({ n }));
+const shapes = {
+  "array of flat objects": () => structuredClone(flat),
+  "the same, holding one array": (() => {
+    const nested = [...flat.slice(1), [1, 2]];
+    return () => structuredClone(nested);
+  })(),
+  "each object alone": () => {
+    for (const message of flat) structuredClone(message);
+  },
+  "array of numbers": (() => {
+    const numbers = flat.map(({ n }) => n);
+    return () => structuredClone(numbers);
+  })(),
+};
+
+const samples = Object.fromEntries(Object.keys(shapes).map((k) => [k, []]));
+for (let round = 0; round < ROUNDS; round++) {
+  for (const [name, clone] of Object.entries(shapes)) {
+    const t0 = performance.now();
+    for (let i = 0; i < REPEAT; i++) clone();
+    samples[name].push((performance.now() - t0) / (REPEAT * SIZE) * 1e6);
+  }
+}
+const median = (values) =>
+  [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+const runtime = globalThis.Bun
+  ? `Bun ${globalThis.Bun.version}`
+  : globalThis.Deno
+  ? `Deno ${globalThis.Deno.version.deno}`
+  : `Node ${globalThis.process?.versions.node}`;
+console.log(`structuredClone, ns a message (${runtime}, median of ${ROUNDS}):`);
+for (const [name, values] of Object.entries(samples)) {
+  console.log(`  ${name.padEnd(30)} ${median(values).toFixed(0).padStart(5)}`);
+}
