@@ -5,8 +5,9 @@
  * (as a run of messages), the same array holding one array too (as a batch
  * with its acknowledgements nested, which the wire no longer sends), the
  * objects cloned one by one (as a raw `postMessage` loop), and an array of
- * numbers. `postMessage` serializes as `structuredClone` does, so these
- * are the floor of any transport that clones.
+ * numbers. Every message is cloned once, as a stream's are. `postMessage`
+ * serializes as `structuredClone` does, so these are the floor of any
+ * transport that clones.
  *
  *   node bench/clone_cost.mjs
  *   node_modules/.bin/bun bench/clone_cost.mjs
@@ -19,27 +20,30 @@ const SIZE = 2043; // a batch's messages (BATCH_SLOTS less a run's header)
 const REPEAT = 100;
 const ROUNDS = 9;
 
-const flat = Array.from({ length: SIZE }, (_, n) => ({ n }));
+/** A batch of fresh messages: each clone below gets objects never cloned. */
+const messages = () => Array.from({ length: SIZE }, (_, n) => ({ n }));
+/** Each shape: what it clones, made fresh (untimed), and how it clones it. */
 const shapes = {
-  "array of flat objects": () => structuredClone(flat),
-  "the same, holding one array": (() => {
-    const nested = [...flat.slice(1), [1, 2]];
-    return () => structuredClone(nested);
-  })(),
-  "each object alone": () => {
-    for (const message of flat) structuredClone(message);
-  },
-  "array of numbers": (() => {
-    const numbers = flat.map(({ n }) => n);
-    return () => structuredClone(numbers);
-  })(),
+  "array of flat objects": [messages, (batch) => structuredClone(batch)],
+  "the same, holding one array": [
+    () => [...messages().slice(1), [1, 2]],
+    (batch) => structuredClone(batch),
+  ],
+  "each object alone": [messages, (batch) => {
+    for (const message of batch) structuredClone(message);
+  }],
+  "array of numbers": [
+    () => Array.from({ length: SIZE }, (_, n) => n),
+    (batch) => structuredClone(batch),
+  ],
 };
 
 const samples = Object.fromEntries(Object.keys(shapes).map((k) => [k, []]));
 for (let round = 0; round < ROUNDS; round++) {
-  for (const [name, clone] of Object.entries(shapes)) {
+  for (const [name, [make, clone]] of Object.entries(shapes)) {
+    const inputs = Array.from({ length: REPEAT }, make);
     const t0 = performance.now();
-    for (let i = 0; i < REPEAT; i++) clone();
+    for (const input of inputs) clone(input);
     samples[name].push((performance.now() - t0) / (REPEAT * SIZE) * 1e6);
   }
 }

@@ -246,8 +246,8 @@ export class Outbox {
     if (acks.length > 0) {
       // In line, not as an array of its own: a batch that holds an array
       // (or any object but a flat one) leaves Bun's fast path for cloning
-      // arrays of flat objects, and then costs some 2.5 times as much a
-      // message (bench/clone_cost.mjs).
+      // arrays of flat objects, and then costs over twice as much a message
+      // (bench/clone_cost.mjs).
       frames.push(ACKS, acks.length);
       for (let k = 0; k < acks.length; k++) frames.push(acks[k]);
       this.#acks = [];
