@@ -137,6 +137,8 @@ describe("the outbox's acknowledgements", () => {
     assert.equal(posted.length, 1, "posted when full");
     const batch = posted[0];
     assert.deepEqual(batch.slice(batch.length - 4), [ACKS, 2, 1, 2]);
+    // Nothing nested: Bun clones a batch holding an array off its fast path.
+    assert.ok(batch.every((slot) => !Array.isArray(slot)), "no array in it");
     box.close();
   });
 });
