@@ -457,7 +457,7 @@ export class BackoffSupervisor<T> extends Actor<unknown> {
       this.context.timers.startSingleTimer(
         "stability",
         new StabilityCheck(child),
-        stableAfterMs,
+        Math.max(stableAfterMs, 1), // up 0 ms is not stable (BackoffDecision)
       );
     }
     // A child still in preStart keeps what it is sent in its mailbox, so

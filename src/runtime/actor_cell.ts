@@ -384,17 +384,29 @@ export class ActorCell<T> extends ActorRef<T>
     return this.actorTimers();
   }
 
-  /** The actor's timers, created on first use. */
+  /** The actor's timers, created on first use (closed, once it stops). */
   actorTimers(): ActorTimers {
     const extras = this.ensureExtras();
-    return extras.timers ??= new ActorTimers(
-      this.core.scheduler,
-      // A typed backoff's pending restart is due while the actor is
-      // suspended: it cannot wait its turn in the mailbox.
-      (ticket) =>
-        ticket.key === RESTART_TIMER
-          ? restartDue(this.#cell, ticket)
-          : this.enqueueNotice(ticket),
+    let timers = extras.timers;
+    if (timers === undefined) {
+      timers = extras.timers = new ActorTimers(
+        this.core.scheduler,
+        // A typed backoff's pending restart is due while the actor is
+        // suspended: it cannot wait its turn in the mailbox.
+        (ticket) =>
+          ticket.key === RESTART_TIMER
+            ? restartDue(this.#cell, ticket)
+            : this.enqueueNotice(ticket),
+      );
+      if (this.status >= STOPPING) this.#closeTimers(timers);
+    }
+    return timers;
+  }
+
+  /** No timer of a stopping actor runs: one started later is refused. */
+  #closeTimers(timers: ActorTimers): void {
+    timers.close(() =>
+      this.log.warn(`ignored a timer started in ${this.path} after it stopped`)
     );
   }
 
@@ -1023,6 +1035,7 @@ export class ActorCell<T> extends ActorRef<T>
 
   /** Suspended until the parent's own supervisor decides (this actor escalated, or a sibling did). */
   awaitParent(): void {
+    if (this.status >= STOPPING) return; // a stop is never undone
     this.status = SUSPENDED;
     this.flags |= AWAITING_PARENT;
   }
@@ -1159,7 +1172,7 @@ export class ActorCell<T> extends ActorRef<T>
     const extras = this.extras;
     if (extras !== undefined) {
       // A typed backoff's pending restart too (`restart_after.ts`).
-      extras.timers?.clear();
+      if (extras.timers !== undefined) this.#closeTimers(extras.timers);
       extras.restartCapacity = -1;
     }
     releaseUndelivered(this.#cell);

@@ -171,6 +171,8 @@ export class ActorTimers implements TimerScheduler {
   readonly #active = new Map<unknown, TimerTicket>();
   readonly #deliver: (ticket: TimerTicket) => void;
   readonly #scheduler: Scheduler;
+  /** Set once the owner stops: told of each start, which starts nothing. */
+  #closed: (() => void) | undefined = undefined;
 
   /**
    * @param scheduler The system's scheduler, which runs every timer.
@@ -246,12 +248,22 @@ export class ActorTimers implements TimerScheduler {
     this.#start(key, message, delayMs, -1, true);
   }
 
-  /** Cancels every timer, the runtime's own too: the owner stops or restarts. */
+  /** Cancels every timer, the runtime's own too: the owner restarts. */
   clear(): void {
     for (const ticket of this.#active.values()) {
       this.#scheduler.clearTimeout(ticket.handle);
     }
     this.#active.clear();
+  }
+
+  /**
+   * The owner stops: cancels every timer, and a timer started from now on
+   * (by `postStop`, or by an async handler the stop gave up on) starts
+   * nothing, its message being for no one: `refused` is told instead.
+   */
+  close(refused: () => void): void {
+    this.clear();
+    this.#closed = refused;
   }
 
   /**
@@ -272,6 +284,7 @@ export class ActorTimers implements TimerScheduler {
     repeatMs: number,
     internal: boolean,
   ): void {
+    if (this.#closed !== undefined) return this.#closed();
     this.cancel(key);
     const ticket = new TimerTicket(key, message, repeatMs, undefined, internal);
     const scheduler = this.#scheduler;

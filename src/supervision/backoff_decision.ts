@@ -130,7 +130,11 @@ export class BackoffDecision {
    * @returns `true` if the count went from above 0 to 0.
    */
   resetIfStable(nowMs: number): boolean {
-    if (this.#startedAt < 0 || nowMs - this.#startedAt < this.stableAfterMs) {
+    const upTime = nowMs - this.#startedAt;
+    // A child that ended the moment it began (it failed to start) was never
+    // stable, even with a threshold of 0 (`minBackoff: 0`): else the count
+    // would reset at every respawn and never reach `maxRestarts`.
+    if (this.#startedAt < 0 || upTime <= 0 || upTime < this.stableAfterMs) {
       return false;
     }
     return this.reset();

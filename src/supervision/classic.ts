@@ -130,7 +130,11 @@ export function superviseChild(
       for (const target of targets) target.requestStop();
       break;
     case "escalate":
-      for (const target of targets) target.awaitParent();
+      // A stopping sibling goes on stopping, whatever the parent's parent
+      // decides (as the restart above leaves it alone).
+      for (const target of targets) {
+        if (!target.isStopping) target.awaitParent();
+      }
       parent.fail(escalated);
       break;
   }

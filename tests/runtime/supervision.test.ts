@@ -358,6 +358,66 @@ describe("Escalate", () => {
     for (const m of ["inc", "inc", "throw:Error", "inc"]) kids.child.tell(m);
     assert.equal(await kids.child.ask("get"), 3);
   });
+
+  it("a sibling already stopping stays stopping when its group escalates and is resumed: what it is sent is a dead letter", async () => {
+    const dead = collectDeadLetters(system);
+    const stopped = collect(system, ActorStopped);
+    const handled: string[] = [];
+    let releaseStop!: () => void;
+    const stopping = new Promise<void>((r) => (releaseStop = r));
+    const refs: Record<string, ActorRef<string>> = {};
+    class Failing extends Actor<string> {
+      onReceive(): void {
+        throw new Error("boom");
+      }
+    }
+    class SlowToStop extends Actor<string> {
+      onReceive(m: string): void {
+        handled.push(m);
+      }
+      override postStop(): Promise<void> {
+        return stopping; // still stopping when the sibling fails
+      }
+    }
+    class Group extends Actor<string> {
+      override readonly supervisorStrategy = new AllForOneStrategy(() =>
+        Directive.Escalate
+      );
+      override preStart(): void {
+        refs.a = this.context.actorOf(Props.create(() => new Failing()), "a");
+        refs.b = this.context.actorOf(
+          Props.create(() => new SlowToStop()),
+          "b",
+        );
+      }
+      onReceive(): void {}
+    }
+    class Resuming extends Actor<string> {
+      override readonly supervisorStrategy = new OneForOneStrategy(() =>
+        Directive.Resume
+      );
+      override preStart(): void {
+        this.context.actorOf(Props.create(() => new Group()), "group");
+      }
+      onReceive(): void {}
+    }
+    system.actorOf(Props.create(() => new Resuming()), "top");
+    await settle();
+    system.stop(refs.b);
+    await settle();
+    refs.a.tell("fail"); // the group escalates; its parent resumes it
+    await settle();
+    refs.b.tell("after its stop began");
+    await settle();
+    releaseStop();
+    await settle();
+    assert.deepEqual(handled, []);
+    assert.deepEqual(
+      dead.map((d) => d.message),
+      ["fail", "after its stop began"],
+    );
+    assert.ok(stopped.some((e) => e.ref === refs.b), "its stop ended");
+  });
 });
 
 describe("decideByErrorClass", () => {

@@ -5,7 +5,7 @@
 
 import { afterEach, beforeEach, describe, it } from "node:test";
 import assert from "node:assert/strict";
-import type { ActorRef, ActorSystem } from "../../mod.ts";
+import { Actor, type ActorRef, type ActorSystem, Props } from "../../mod.ts";
 import { ManualScheduler } from "../../src/testing/manual_scheduler.ts";
 import {
   collectDeadLetters,
@@ -14,6 +14,8 @@ import {
   type FnActor,
   fnProps,
   installClock,
+  logRecorder,
+  settle,
 } from "./_helpers.ts";
 
 type Command =
@@ -318,6 +320,67 @@ describe("context.timers", () => {
     assert.match(zero.message, /"delayMs" must be > 0.*\(got 0\)/);
     assert.match(String(errors[6]), /"initialDelayMs"/);
     assert.equal(scheduler.pendingTimers, 0);
+  });
+});
+
+describe("a stopped actor's timers", () => {
+  /** A system in virtual time whose warnings are kept. */
+  function stoppingSystem(options: { shutdownTimeoutMs?: number } = {}) {
+    const scheduler = new ManualScheduler();
+    const log = logRecorder();
+    const system = createSystem({
+      scheduler,
+      logger: log.sink,
+      logLevel: "warn",
+      ...options,
+    });
+    const warnings = () =>
+      log.records.filter((r) => /after it stopped/.test(r.message));
+    return { scheduler, system, warnings };
+  }
+
+  it("a periodic timer postStop starts does not run: it is ignored, with a warning", async () => {
+    const { scheduler, system, warnings } = stoppingSystem();
+    class Heart extends Actor<string> {
+      onReceive(): void {}
+      override postStop(): void {
+        this.context.timers.startTimerWithFixedDelay("beat", "beat", 50);
+      }
+    }
+    const ref = system.actorOf(Props.create(() => new Heart()), "heart");
+    await settle();
+    system.stop(ref);
+    await settle();
+    await scheduler.timePasses(500);
+    assert.equal(scheduler.pendingTimers, 0, "no timer of a stopped actor");
+    assert.equal(warnings().length, 1);
+    assert.match(warnings()[0].message, /\/user\/heart/);
+    await system.terminate();
+  });
+
+  it("nor does one an async handler starts after the stop gave up on it, nor its receive timeout", async () => {
+    const { scheduler, system, warnings } = stoppingSystem({
+      shutdownTimeoutMs: 100,
+    });
+    const slow = deferred();
+    const ref = system.actorOf(
+      fnProps(async (a) => {
+        await slow.promise; // a call that hangs past the stop's timeout
+        a.context.timers.startTimerWithFixedDelay("poll", "poll", 50);
+        a.context.setReceiveTimeout(50);
+      }),
+      "poller",
+    );
+    ref.tell("start");
+    await settle();
+    system.stop(ref);
+    await scheduler.timePasses(150); // the stop abandons the handler
+    slow.resolve(); // the hung call returns at last
+    await settle();
+    await scheduler.timePasses(500);
+    assert.equal(scheduler.pendingTimers, 0, "no timer of a stopped actor");
+    assert.equal(warnings().length, 2);
+    await system.terminate();
   });
 });
 

@@ -56,6 +56,36 @@ describe("BackoffDecision", () => {
     });
   });
 
+  it("with a threshold of 0, a child that fails the moment it starts never resets the count: maxRestarts still ends it", () => {
+    for (
+      const resetCounter of [
+        "after-min-stable",
+        { kind: "after-time", ms: 0 },
+      ] as const
+    ) {
+      const d = decision({
+        policy: exponentialBackoff({ minMs: 0, maxMs: 1_000 }),
+        minBackoff: 0,
+        maxBackoff: 1_000,
+        resetCounter,
+        maxRestarts: 3,
+      });
+      const actions = [];
+      for (let i = 0; i < 5; i++) {
+        d.childStarted(100);
+        actions.push(d.childTerminated("failure", 100).action);
+      }
+      assert.deepEqual(
+        actions,
+        ["respawn", "respawn", "respawn", "give-up", "give-up"],
+        JSON.stringify(resetCounter),
+      );
+      // One that lived at all was stable, and resets it.
+      d.childStarted(100);
+      assert.equal(d.childTerminated("failure", 100.5).action, "respawn");
+    }
+  });
+
   it("measures alive time from when the child finished starting", () => {
     const d = decision({ resetCounter: { kind: "after-time", ms: 1_000 } });
     d.childTerminated("failure", 0);
