@@ -128,7 +128,10 @@ export class Outbox {
   readonly #endpoint: Endpoint;
   readonly #uncloneable: (frame: unknown[], error: unknown) => void;
   #frames: unknown[] = [];
+  /** What moves with the batch: every `Transfer`'s objects. */
   #transfer: object[] = [];
+  /** Each `Transfer`'s own objects, by its message's slot in `#frames`. */
+  #transferBySlot: Map<number, readonly object[]> | undefined = undefined;
   /** Acknowledged seqs not yet sent: runs of [first, last]. */
   #acks: number[] = [];
   /**
@@ -172,16 +175,18 @@ export class Outbox {
     sender: number,
   ): void {
     if (isTransfer(message)) {
-      this.transfer(message.transfer);
+      const objects = message.transfer;
+      for (const object of objects) this.#transfer.push(object);
       message = message.message;
+      // The message's slot, in the run below or after a new run's header.
+      const slot = this.#frames.length +
+        (this.#joins(seq, target, sender) ? 0 : 5);
+      (this.#transferBySlot ??= new Map()).set(slot, objects);
     }
     const frames = this.#frames;
     const n = frames.length;
     const run = this.#run;
-    if (
-      run >= 0 && seq === this.#runSeq && target === this.#runTarget &&
-      sender === this.#runSender
-    ) {
+    if (this.#joins(seq, target, sender)) {
       frames[n] = message;
       frames[run + 4] = (frames[run + 4] as number) + 1;
       if (seq !== 0) this.#runSeq = seq + 1;
@@ -201,16 +206,17 @@ export class Outbox {
     else if (!this.#scheduled) this.#schedule();
   }
 
+  /** Whether a message with these goes in the open run. */
+  #joins(seq: number, target: string | number, sender: number): boolean {
+    return this.#run >= 0 && seq === this.#runSeq &&
+      target === this.#runTarget && sender === this.#runSender;
+  }
+
   /** Queues any other frame. */
   frame(...fields: unknown[]): void {
     for (const field of fields) this.#frames.push(field);
     this.#run = -1;
     this.#schedule();
-  }
-
-  /** Adds objects to move with the next batch. */
-  transfer(objects: readonly object[]): void {
-    for (const object of objects) this.#transfer.push(object);
   }
 
   /** Acknowledges one seq (sent with the next batch, in runs). */
@@ -227,6 +233,7 @@ export class Outbox {
     this.#closed = true;
     this.#frames = [];
     this.#transfer = [];
+    this.#transferBySlot = undefined;
     this.#acks = [];
     this.#run = -1;
   }
@@ -240,7 +247,7 @@ export class Outbox {
   /** Posts what is queued, and the acknowledgements, as one batch. */
   flush(): void {
     if (this.#closed) return;
-    let frames = this.#frames;
+    const frames = this.#frames;
     this.#run = -1;
     const acks = this.#acks;
     if (acks.length > 0) {
@@ -254,100 +261,71 @@ export class Outbox {
     }
     if (frames.length === 0) return;
     const transfer = this.#transfer;
+    const bySlot = this.#transferBySlot;
     this.#frames = [];
     this.#transfer = [];
+    this.#transferBySlot = undefined;
     try {
       this.#post(frames, transfer);
-    } catch (error) {
-      // Some message could not be cloned: find which, hand each back, and
-      // post the others. Only this rare path clones message by message.
-      frames = this.#salvage(frames);
-      if (frames.length === 0) return;
-      try {
-        this.#post(frames, transfer);
-      } catch {
-        // Not a message's fault (a transfer list, a closed endpoint):
-        // every message of the batch is undeliverable, for that reason.
-        this.#returnAll(frames, error);
-      }
+    } catch {
+      // Some message could not be cloned, or some transfer list is bad:
+      // only this rare path posts frame by frame, each message with its own
+      // objects, and hands back each message that cannot go (nothing moved:
+      // a failed post transfers nothing).
+      this.#postEach(frames, bySlot);
     }
   }
 
-  #post(frames: unknown[], transfer: object[]): void {
+  #post(frames: unknown[], transfer: readonly object[]): void {
     if (transfer.length === 0) this.#endpoint.postMessage(frames);
-    else this.#endpoint.postMessage(frames, transfer);
+    else this.#endpoint.postMessage(frames, transfer as object[]);
   }
 
-  /** The frames that clone, after handing back each message that does not. */
-  #salvage(frames: unknown[]): unknown[] {
-    const kept: unknown[] = [];
-    /** The header of the last run kept, if it is the last frame kept. */
-    let head = -1;
-    eachFrame(frames, (frame) => {
-      try {
-        structuredClone(frame);
-      } catch (error) {
-        this.#uncloneable(frame, error);
-        return;
-      }
-      if (frame[0] !== DELIVER) {
-        for (const field of frame) kept.push(field);
-        head = -1;
-        return;
-      }
-      const [, seq, target, sender, , message] = frame;
-      if (
-        head >= 0 && kept[head + 2] === target && kept[head + 3] === sender &&
-        (seq === 0 ||
-          (kept[head + 1] as number) + (kept[head + 4] as number) === seq)
-      ) {
-        kept.push(message);
-        kept[head + 4] = (kept[head + 4] as number) + 1;
-      } else {
-        head = kept.length;
-        kept.push(DELIVER, seq, target, sender, 1, message);
-      }
-    });
-    return kept;
+  /**
+   * Posts each frame of `frames` on its own, a run's messages one by one as
+   * runs of one (`[DELIVER, seq, target, sender, 1, message]`), so that the
+   * other frames (acknowledgements among them) and messages still cross.
+   */
+  #postEach(
+    frames: unknown[],
+    bySlot: Map<number, readonly object[]> | undefined,
+  ): void {
+    for (let i = 0; i < frames.length;) {
+      const length = frameLength(frames, i);
+      if (frames[i] === DELIVER) {
+        const seq = frames[i + 1] as number;
+        for (let k = 0; k < length - 5; k++) {
+          const frame = [
+            DELIVER,
+            seq === 0 ? 0 : seq + k,
+            frames[i + 2],
+            frames[i + 3],
+            1,
+            frames[i + 5 + k],
+          ];
+          this.#postFrame(frame, bySlot?.get(i + 5 + k) ?? NO_OBJECTS);
+        }
+      } else this.#postFrame(frames.slice(i, i + length), NO_OBJECTS);
+      i += length;
+    }
   }
 
-  #returnAll(frames: unknown[], error: unknown): void {
-    eachFrame(frames, (frame) => {
+  /** Posts one frame; a message or a spawn that cannot go is handed back. */
+  #postFrame(frame: unknown[], transfer: readonly object[]): void {
+    try {
+      this.#post(frame, transfer);
+    } catch (error) {
+      // Another frame that cannot go is a closed endpoint's: the other side
+      // is gone, and with it whoever waited for the frame.
       if (frame[0] === DELIVER || frame[0] === SPAWN) {
         this.#uncloneable(frame, error);
       }
-    });
+    }
   }
 }
 
-/**
- * Calls `each` with every frame of `batch`, in order, a run's messages
- * one by one as runs of one (`[DELIVER, seq, target, sender, 1, message]`).
- */
-function eachFrame(
-  batch: readonly unknown[],
-  each: (frame: unknown[]) => void,
-): void {
-  for (let i = 0; i < batch.length;) {
-    const length = frameLength(batch, i);
-    if (batch[i] === DELIVER) {
-      const seq = batch[i + 1] as number;
-      for (let k = 0; k < length - 5; k++) {
-        each([
-          DELIVER,
-          seq === 0 ? 0 : seq + k,
-          batch[i + 2],
-          batch[i + 3],
-          1,
-          batch[i + 5 + k],
-        ]);
-      }
-    } else {
-      each(batch.slice(i, i + length));
-    }
-    i += length;
-  }
-}
+/** No object to transfer. */
+const NO_OBJECTS: readonly object[] = [];
 
 /** Seqs a chunk of a {@linkcode Book} holds (a power of two). */
 const CHUNK = 1024;

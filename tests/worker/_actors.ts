@@ -7,6 +7,7 @@ import type { ActorRef } from "../../src/runtime/actor_ref.ts";
 import type { ActorSystem } from "../../src/runtime/actor_system.ts";
 import { Props } from "../../src/runtime/props.ts";
 import { BackoffSupervisor } from "../../src/patterns/backoff_supervisor.ts";
+import { Transfer } from "../../src/worker/transfer.ts";
 
 /** Answers each message with itself. */
 export class Echo extends Actor<unknown> {
@@ -43,6 +44,16 @@ export class Stopper extends Actor<string> {
 export class BadReplier extends Actor<unknown> {
   onReceive(): void {
     this.sender?.tell({ callback: () => 1 });
+  }
+}
+
+/**
+ * Answers "move" with a `Transfer` whose objects cannot move (a plain
+ * object is not transferable), anything else with itself.
+ */
+export class BadMover extends Actor<unknown> {
+  onReceive(message: unknown): void {
+    this.sender?.tell(message === "move" ? new Transfer("a", [{}]) : message);
   }
 }
 

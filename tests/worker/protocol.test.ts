@@ -39,6 +39,7 @@ import {
   AskBack,
   AskThenTell,
   AsyncStasher,
+  BadMover,
   BadReplier,
   Caller,
   ChattyStasher,
@@ -76,6 +77,7 @@ function setup(
     Journal: () => new Journal(),
     Stopper: () => new Stopper(),
     BadReplier: () => new BadReplier(),
+    BadMover: () => new BadMover(),
     Measurer: () => new Measurer(),
     Switcher: () => new Switcher(),
     DoubleReplier: () => new DoubleReplier(),
@@ -532,6 +534,47 @@ describe("a message that cannot be cloned", () => {
     } finally {
       await stop();
     }
+  });
+
+  it("nor can a Transfer's objects: a dead letter alone, the other messages of its turn cross", async () => {
+    const { system, worker, dead, stop } = setup();
+    try {
+      const a = await spawnInWorker<unknown>(worker, "a", "Echo");
+      const b = await spawnInWorker<unknown>(worker, "b", "Echo");
+      await a.ask(0);
+      await b.ask(0);
+      const { seen, collector } = collecting(system);
+      const bad = new Transfer(2, [{}]); // {} is not transferable
+      b.tell(1, collector);
+      a.tell(bad, collector);
+      b.tell(3, collector);
+      await until(() => seen.length === 2 && dead.length === 1);
+      assert.deepEqual(seen, [1, 3]);
+      assert.equal(dead[0].message, bad, "as it was sent");
+      assert.equal(dead[0].recipient, a);
+      assert.match(dead[0].reason, /^message could not be cloned \(.+\)$/);
+    } finally {
+      await stop();
+    }
+  });
+
+  it("nor a reply's Transfer in the worker: the message it answered still counts as handled there, once", async () => {
+    const { worker, dead, stop } = setup();
+    const mover = await spawnInWorker<unknown>(worker, "mover", "BadMover");
+    await mover.ask("ready");
+    // The reply's batch carries the acknowledgement of "move" too.
+    await assert.rejects(
+      mover.ask("move", 10_000),
+      (error: unknown) =>
+        error instanceof ReplyLostError &&
+        /^message could not be cloned/.test(error.reason),
+    );
+    await stop(); // anything still in the books would be a dead letter now
+    assert.deepEqual(
+      dead.filter((letter) => letter.message === "move"),
+      [],
+      "handled, and so no dead letter",
+    );
   });
 
   it("as a reply from the worker is a dead letter on the main side, and its ask fails at once", async () => {
