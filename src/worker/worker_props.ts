@@ -316,6 +316,16 @@ class WorkerGate extends Actor<unknown> {
       );
       return;
     }
+    if (standIn !== undefined) {
+      // Its actor in the worker ended (RemoteStopped), and its stand-in is
+      // still stopping: the name is taken until it has stopped.
+      this.sender?.tell(
+        new TypeError(
+          `Cannot spawn in worker: "${request.name}" is still stopping (its actor in the worker ended); spawn it again once its ref is terminated (watch it for Terminated)`,
+        ),
+      );
+      return;
+    }
     const conduit = this.#conduit;
     const command = new SpawnCommand(
       request,

@@ -20,6 +20,7 @@ import { Props } from "../../src/runtime/props.ts";
 import { TrackedMessage } from "../../src/runtime/tracked_message.ts";
 import { OneForOneStrategy } from "../../src/supervision/strategy.ts";
 import { Transfer } from "../../src/worker/transfer.ts";
+import { frameLength, STOPPED } from "../../src/worker/wire.ts";
 import { ManualScheduler } from "../../src/testing/manual_scheduler.ts";
 import {
   LINK_NAME,
@@ -627,6 +628,49 @@ describe("a message that cannot be cloned", () => {
 });
 
 describe("spawning in the worker", () => {
+  it("under the name of an actor that just ended there: a TypeError to the asker while its ref stops, and the worker goes on", async () => {
+    const { system, fakes, worker, stop } = setup();
+    try {
+      const echo = await spawnInWorker<unknown>(worker, "echo", "Echo");
+      const stopper = await spawnInWorker<string>(worker, "s", "Stopper");
+      assert.equal(await stopper.ask("hi"), "ok");
+      const ended: ActorRef<never>[] = [];
+      const watcher = system.actorOf(Props.create(() => new Watcher(ended)));
+      watcher.tell(echo);
+      watcher.tell(stopper);
+      // Asked the moment the worker says "s" ended: behind that news, in
+      // the gate's mailbox, while the ref of "s" is still stopping.
+      const answers: unknown[] = [];
+      fakes.workers[0].main.addEventListener("message", (event) => {
+        const batch = event.data as unknown[];
+        for (let i = 0; i < batch.length; i += frameLength(batch, i)) {
+          if (batch[i] !== STOPPED) continue;
+          worker.ask(new SpawnInWorker("s", "Stopper"), 5_000).then(
+            (answer) => answers.push(answer),
+            (error) => answers.push(error),
+          );
+        }
+      });
+      stopper.tell("stop");
+      await until(() => answers.length === 1);
+      assert.ok(answers[0] instanceof TypeError, String(answers[0]));
+      assert.match(answers[0].message, /"s" is still stopping/);
+      assert.equal(await echo.ask("still here"), "still here");
+      assert.equal(fakes.workers.length, 1, "the same worker");
+      // Once its ref has stopped, the name is free again.
+      await until(() => ended.includes(stopper as ActorRef<never>));
+      const again = await spawnInWorker<string>(worker, "s", "Stopper");
+      assert.equal(await again.ask("hi"), "ok");
+      assert.deepEqual(
+        ended,
+        [stopper],
+        "the other actor in the worker ran on",
+      );
+    } finally {
+      await stop();
+    }
+  });
+
   it("answers the same ref for the same name and factory, a TypeError for another", async () => {
     const { worker, stop } = setup();
     try {
