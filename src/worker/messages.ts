@@ -195,6 +195,30 @@ export class SpawnCommand extends ForwardedMessage {
   }
 }
 
+/**
+ * Stop `name` in the worker: its stand-in stopped by itself (a `PoisonPill`,
+ * a `stop`), not because the actor in the worker ended. Dropped on its way
+ * through the link, it loses nothing: that worker is gone, and the gate no
+ * longer spawns `name` in the next. Internal.
+ */
+export class StopCommand extends ForwardedMessage {
+  constructor(
+    /** The actor's name in the worker. */
+    readonly message: string,
+    /** The gate. */
+    readonly recipient: ActorRef<never>,
+    /** Counts it as on its way until an owner takes it. */
+    readonly queue: Queue,
+  ) {
+    super();
+  }
+
+  undelivered(): boolean {
+    this.queue.taken(); // it will never reach an owner
+    return false;
+  }
+}
+
 /** The worker says the served actor `name` stopped, or could not be spawned. Internal. */
 export class RemoteStopped {
   constructor(readonly name: string, readonly reason: string) {}

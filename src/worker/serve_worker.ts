@@ -16,6 +16,7 @@ import { Actor, Terminated } from "../runtime/actor.ts";
 import { ActorCell } from "../runtime/actor_cell.ts";
 import { ActorRef } from "../runtime/actor_ref.ts";
 import { ActorSystem } from "../runtime/actor_system.ts";
+import { PoisonPill } from "../runtime/poison_pill.ts";
 import { Props } from "../runtime/props.ts";
 import { TrackedMessage } from "../runtime/tracked_message.ts";
 import { describeError, describeValue, fail } from "../validation.ts";
@@ -39,6 +40,7 @@ import {
   replyLost,
   SPAWN,
   SPAWN_FAILED,
+  STOP,
   STOPPED,
   UNDELIVERED,
 } from "./wire.ts";
@@ -119,6 +121,13 @@ export interface WorkerServer {
 
 /** An actor the main side spawned. */
 class Served {
+  /** The main side stopped its ref (STOP): it knows, and needs no STOPPED. */
+  stopAsked = false;
+  /** A spawn under its name that came while it was stopping: done after. */
+  next: [factory: string, args: unknown[]] | undefined = undefined;
+  /** The runs for that next one, delivered once it is spawned. */
+  readonly waiting: unknown[][] = [];
+
   constructor(
     readonly name: string,
     readonly factory: string,
@@ -294,7 +303,11 @@ class Server implements WorkerServer {
     this.#byRef.delete(ref);
     // Its name stays taken until now: a spawn under it finds it running.
     this.#served.delete(served.name);
-    this.#outbox.frame(STOPPED, served.name);
+    if (!served.stopAsked) this.#outbox.frame(STOPPED, served.name);
+    if (served.next !== undefined) {
+      this.#spawn(served.name, ...served.next);
+      for (const run of served.waiting) this.#deliver(run, 0);
+    }
   }
 
   #receive(batch: unknown): void {
@@ -315,6 +328,15 @@ class Server implements WorkerServer {
         case PING:
           this.#outbox.frame(PONG, batch[i + 1]);
           break;
+        case STOP: {
+          // After the messages sent before it, as a PoisonPill does.
+          const served = this.#served.get(batch[i + 1] as string);
+          if (served !== undefined && !served.stopAsked) {
+            served.stopAsked = true;
+            served.ref.tell(PoisonPill);
+          }
+          break;
+        }
         case LOST:
           replyLost(
             this.#exports.get(batch[i + 1] as number),
@@ -341,8 +363,16 @@ class Server implements WorkerServer {
     const sender = senderId === 0
       ? undefined
       : this.#imports.get(senderId) as ActorRef<never>;
+    const served = typeof target === "string"
+      ? this.#served.get(target)
+      : undefined;
+    if (served?.next !== undefined) {
+      // For the actor spawned under this name once the old one has stopped.
+      served.waiting.push(batch.slice(i, i + 5 + count));
+      return;
+    }
     const ref = typeof target === "string"
-      ? this.#served.get(target)?.ref
+      ? served?.ref
       : this.#exports.get(target);
     const outbox = this.#outbox;
     if (ref === undefined) {
@@ -378,6 +408,10 @@ class Server implements WorkerServer {
 
   #spawn(name: string, factoryName: string, args: unknown[]): void {
     const existing = this.#served.get(name);
+    if (existing?.stopAsked) {
+      existing.next = [factoryName, args]; // a fresh one, once it has stopped
+      return;
+    }
     if (existing !== undefined) {
       if (existing.factory !== factoryName) {
         this.#outbox.frame(

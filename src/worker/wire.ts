@@ -23,6 +23,7 @@
  *   SPAWN   name factory args                 ACKS    count first last first last …
  *   PING    n                                 UNDELIVERED seq reason
  *   LOST    targetId reason                   STOPPED name
+ *   STOP    name
  *                                             SPAWN_FAILED name reason
  *                                             PONG n
  *                                             LOST targetId reason
@@ -59,9 +60,10 @@ export const STOPPED = 5;
 export const SPAWN_FAILED = 6;
 export const PONG = 7;
 export const LOST = 8;
+export const STOP = 9;
 
 /** Fields of each frame kind, the kind included (DELIVER, ACKS: their headers). */
-const FRAME_LENGTH: readonly number[] = [5, 4, 2, 2, 3, 2, 3, 2, 3];
+const FRAME_LENGTH: readonly number[] = [5, 4, 2, 2, 3, 2, 3, 2, 3, 2];
 
 /** Slots of the frame at `i` of `batch`: a run's messages count too. */
 export function frameLength(batch: readonly unknown[], i: number): number {

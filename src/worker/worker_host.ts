@@ -27,6 +27,7 @@ import {
   Outgoing,
   RemoteStopped,
   SpawnCommand,
+  StopCommand,
   WorkerDiedError,
   WorkerDown,
 } from "./messages.ts";
@@ -46,6 +47,7 @@ import {
   replyLost,
   SPAWN,
   SPAWN_FAILED,
+  STOP,
   STOPPED,
   UNDELIVERED,
 } from "./wire.ts";
@@ -79,7 +81,7 @@ export class Conduit {
    * gate's child (its BackoffSupervisor, or the owner itself). Set by the
    * gate as it makes that child.
    */
-  link!: ActorCell<Outgoing | SpawnCommand>;
+  link!: ActorCell<Outgoing | SpawnCommand | StopCommand>;
   /** The owner of a worker that is up, or `undefined`. */
   host: WorkerHost | undefined = undefined;
   /** Messages for the worker told to the link and not yet taken by an owner. */
@@ -304,6 +306,14 @@ export class WorkerHost extends Actor<unknown> {
       }
       this.#settings.conduit.taken(); // counted by the gate when it sent it
       return this.#spawn(message);
+    }
+    if (message instanceof StopCommand) {
+      if (this.#dead !== undefined) {
+        this.context.stash();
+        return;
+      }
+      this.#settings.conduit.taken(); // counted by the stand-in that sent it
+      return this.#outbox!.frame(STOP, message.message);
     }
     if (message instanceof WorkerDown) {
       // Another owner's, passed on by a supervisor that took over its

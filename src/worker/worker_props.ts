@@ -42,6 +42,7 @@ import {
   RemoteStopped,
   SpawnCommand,
   SpawnInWorker,
+  StopCommand,
 } from "./messages.ts";
 import { Conduit, type HostSettings, WorkerHost } from "./worker_host.ts";
 import type { Transfer } from "./transfer.ts";
@@ -145,12 +146,20 @@ class RemoteStandIn extends Actor<unknown> {
   readonly #conduit: Conduit;
   readonly #name: string;
   readonly #state: StandInState;
+  /** Takes it off the gate's list, if still there (see postStop). */
+  readonly #forget: () => boolean;
 
-  constructor(conduit: Conduit, name: string, state: StandInState) {
+  constructor(
+    conduit: Conduit,
+    name: string,
+    state: StandInState,
+    forget: () => boolean,
+  ) {
     super();
     this.#conduit = conduit;
     this.#name = name;
     this.#state = state;
+    this.#forget = forget;
     // A fresh instance after a restart (whose preRestart ran postStop) may
     // take the short cut again.
     state.stopped = false;
@@ -169,6 +178,20 @@ class RemoteStandIn extends Actor<unknown> {
 
   override postStop(): void {
     this.#state.stopped = true;
+    // Still on the gate's list: this stand-in stopped by itself (a
+    // PoisonPill, a stop), not because its actor in the worker ended (the
+    // gate unlists it first then). So does that actor, after the messages
+    // sent before, and no later worker spawns it again.
+    if (!this.#forget()) return;
+    const conduit = this.#conduit;
+    conduit.queued++; // no later message overtakes it
+    conduit.link.tell(
+      new StopCommand(
+        this.#name,
+        this.context.parent as ActorRef<never>,
+        conduit,
+      ),
+    );
   }
 }
 
@@ -334,8 +357,13 @@ class WorkerGate extends Actor<unknown> {
     );
     this.#spawns.set(request.name, command);
     const state = new StandInState();
+    const spawns = this.#spawns;
+    const forget = () =>
+      spawns.get(request.name) === command && spawns.delete(request.name);
     const ref = this.context.actorOf(
-      Props.create(() => new RemoteStandIn(conduit, request.name, state)),
+      Props.create(() =>
+        new RemoteStandIn(conduit, request.name, state, forget)
+      ),
       request.name,
     );
     // A local actor's ref is its cell.
@@ -414,7 +442,7 @@ export function workerProps(options: WorkerOptions): Props<WorkerCommand> {
     BackoffSupervisor.props({
       ...options.backoff,
       childProps: Props.create(() =>
-        new RemoteStandIn(undefined!, "", new StandInState())
+        new RemoteStandIn(undefined!, "", new StandInState(), () => false)
       ),
     });
   }

@@ -25,6 +25,13 @@ export class Counter extends Actor<"inc" | "get"> {
   }
 }
 
+/** A {@linkcode Counter} whose stop takes a while (its postStop waits 30 ms). */
+export class SlowToStopCounter extends Counter {
+  override async postStop(): Promise<void> {
+    await new Promise((resolve) => setTimeout(resolve, 30));
+  }
+}
+
 /** Answers a number n with n + 1, with itself as the sender. */
 export class Incrementer extends Actor<number> {
   onReceive(n: number): void {

@@ -58,6 +58,7 @@ import {
   Player,
   Recorder,
   SenderKeeper,
+  SlowToStopCounter,
   Stasher,
   Stopper,
   SupervisorKeeper,
@@ -74,6 +75,7 @@ function setup(
   const fakes = fakeWorkers({
     Echo: () => new Echo(),
     Counter: () => new Counter(),
+    SlowToStopCounter: () => new SlowToStopCounter(),
     Incrementer: () => new Incrementer(),
     Journal: () => new Journal(),
     Stopper: () => new Stopper(),
@@ -439,6 +441,37 @@ describe("a remote ref", () => {
       await until(() => dead.some((letter) => letter.message === "after"));
       const letter = dead.find((letter) => letter.message === "after")!;
       assert.equal(letter.recipient, echo);
+    } finally {
+      await stop();
+    }
+  });
+
+  it("stops its actor in the worker too, after what was sent before: the name then spawns a fresh one", async () => {
+    const { system, worker, stop } = setup();
+    try {
+      // Its actor in the worker is still stopping when the name is spawned
+      // again: the fresh one comes once the old one has stopped.
+      const counter = await spawnInWorker<"inc" | "get">(
+        worker,
+        "c",
+        "SlowToStopCounter",
+      );
+      const ended: ActorRef<never>[] = [];
+      const watcher = system.actorOf(Props.create(() => new Watcher(ended)));
+      watcher.tell(counter as ActorRef<never>);
+      counter.tell("inc");
+      counter.tell("inc");
+      const count = counter.ask<number>("get");
+      counter.tell(PoisonPill);
+      assert.equal(await count, 2, "what came before the PoisonPill");
+      await until(() => ended.length === 1);
+      const again = await spawnInWorker<"inc" | "get">(
+        worker,
+        "c",
+        "SlowToStopCounter",
+      );
+      assert.notEqual(again, counter);
+      assert.equal(await again.ask("get"), 0, "a fresh actor, not the old one");
     } finally {
       await stop();
     }
