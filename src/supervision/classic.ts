@@ -17,10 +17,15 @@
 import { mayRestart } from "./restart_type.ts";
 import {
   defaultStrategy,
+  type FaultHandlingStrategy,
+  OneForOneStrategy,
   requestRestartPermission,
   RestartLimitExceeded,
 } from "./strategy.ts";
 import type { Supervised, Supervisor } from "./supervised.ts";
+
+/** Stands for a strategy whose getter threw (made on first need). */
+let escalating: FaultHandlingStrategy | undefined;
 
 /**
  * Counts a restart of `actor` against its history (kept across its
@@ -66,7 +71,17 @@ export function superviseChild(
     child.requestStop(); // the parent is going away; so are its children
     return;
   }
-  const strategy = parent.supervisorStrategy ?? defaultStrategy;
+  let strategy: FaultHandlingStrategy;
+  try {
+    strategy = parent.supervisorStrategy ?? defaultStrategy;
+  } catch (getterError) {
+    // A getter of the user's that throws: as a broken decider, it escalates.
+    child.logError(
+      `the supervisorStrategy of ${parent.path} threw; escalating`,
+      getterError,
+    );
+    strategy = escalating ??= new OneForOneStrategy(() => "escalate");
+  }
   const canEscalate = parent.supervisor !== undefined;
   let directive = strategy.decide(error);
   let escalated = error;

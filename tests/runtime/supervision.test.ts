@@ -418,6 +418,58 @@ describe("Escalate", () => {
     );
     assert.ok(stopped.some((e) => e.ref === refs.b), "its stop ended");
   });
+
+  for (const handler of ["sync", "async"] as const) {
+    it(`a parent whose supervisorStrategy getter throws escalates its child's failure (${handler} handler): nothing wedged, nothing lost`, async () => {
+      const dead = collectDeadLetters(system);
+      const restarted = collect(system, ActorRestarted);
+      const refs: Record<string, ActorRef<string>> = {};
+      const handled: string[] = [];
+      class Failing extends Actor<string> {
+        onReceive(m: string): void | Promise<void> {
+          if (m !== "boom") return void handled.push(m);
+          if (handler === "async") return Promise.reject(new Error("boom"));
+          throw new Error("boom");
+        }
+      }
+      class BrokenGetter extends Actor<string> {
+        constructor() {
+          super();
+          // Good when the runtime checks it at the start, then it throws.
+          let reads = 0;
+          Object.defineProperty(this, "supervisorStrategy", {
+            get: () => {
+              if (reads++ === 0) return new OneForOneStrategy(() => "restart");
+              throw new Error("strategy getter");
+            },
+          });
+        }
+        override preStart(): void {
+          refs.child = this.context.actorOf(
+            Props.create(() => new Failing()),
+            "child",
+          );
+        }
+        onReceive(): void {}
+      }
+      refs.parent = system.actorOf(
+        Props.create(() => new BrokenGetter()),
+        "parent",
+      );
+      await settle();
+      refs.child.tell("boom");
+      await settle();
+      refs.child.tell("after");
+      await settle();
+      assert.ok(
+        restarted.some((e) => e.ref === refs.parent),
+        "the parent failed, and its own parent restarted it",
+      );
+      // The child restarted with its parent, and handles what comes next.
+      assert.deepEqual(dead.map((d) => d.message), ["boom"]);
+      assert.deepEqual(handled, ["after"]);
+    });
+  }
 });
 
 describe("decideByErrorClass", () => {
