@@ -246,6 +246,11 @@ export class BackoffSender<M> extends Actor<unknown> {
   readonly #settings: BackoffSenderSettings<M>;
   /** The unacknowledged messages. */
   readonly #ledger = new Ledger();
+  /**
+   * Deliveries still held by a child when their message was given up (a
+   * dead letter already): found in that child's mailbox, they are nothing.
+   */
+  readonly #givenUp = new WeakSet<object>();
   #state: SenderState;
   /** Terminations since the last `Ack` or `Reset`: the policy's `n`. */
   #retries = 0;
@@ -421,6 +426,7 @@ export class BackoffSender<M> extends Actor<unknown> {
     }
     for (const { message, sender } of undelivered) {
       if (this.#ledger.returned(child, message)) continue;
+      if (this.#givenUp.has(message as object)) continue;
       this.context.system.publishDeadLetter(
         message,
         sender,
@@ -514,6 +520,7 @@ export class BackoffSender<M> extends Actor<unknown> {
   }
 
   #giveUp(entry: Entry, reason: string): void {
+    if (entry.delivery !== undefined) this.#givenUp.add(entry.delivery);
     this.#publish(
       new BackoffSenderGaveUp(
         this.#me,

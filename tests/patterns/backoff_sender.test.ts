@@ -555,6 +555,22 @@ describe("BackoffSender and a child that cannot start", () => {
     assert.equal(eventsOf(events, BackoffSenderGaveUp).length, 0);
   });
 
+  it("a message given up over maxUnacked while its delivery waits in the failing child's mailbox is one dead letter", async () => {
+    resource.failStarts = 1; // the deliveries wait in its mailbox as it fails
+    const sender = startSender({ maxUnacked: 2 });
+    sender.tell("a");
+    sender.tell("b");
+    sender.tell("c"); // over maxUnacked: "a" is given up
+    await scheduler.timePasses(20_000);
+    const ofA = eventsOf(events, DeadLetter).filter((letter) =>
+      letter.message === "a" ||
+      (letter.message instanceof BackoffSenderTracked &&
+        letter.message.message === "a")
+    );
+    assert.deepEqual(ofA.map((letter) => letter.message), ["a"]);
+    assert.equal(eventsOf(events, BackoffSenderGaveUp).length, 1);
+  });
+
   it("a fresh child that fails during the wait is replaced when the next, longer wait ends", async () => {
     resource.failFirst = 1;
     const sender = startSender({ policy: fixed(100, 200, 400) });
