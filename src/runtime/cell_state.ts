@@ -76,15 +76,27 @@ export function isThenable(value: unknown): value is PromiseLike<unknown> {
  * Runs `onFulfilled` or `onRejected` once `result` settles. Through
  * `Promise.resolve`, a hostile thenable (a `then` that throws, calls back
  * twice, or never calls back) can only reject or stay pending: it never
- * throws into the runtime, and one callback runs at most once.
+ * throws into the runtime, and one callback runs at most once. A native
+ * promise is not asked for its own `then` (it may carry a hostile one);
+ * one whose `constructor` throws is resolved through a promise of ours,
+ * which turns the throw into a rejection.
  */
 export function whenSettled(
   result: PromiseLike<unknown>,
   onFulfilled: () => void,
   onRejected: (error: unknown) => void,
 ): void {
-  Promise.resolve(result).then(onFulfilled, onRejected);
+  let settled: Promise<unknown>;
+  try {
+    settled = Promise.resolve(result);
+  } catch {
+    settled = new Promise((resolve) => resolve(result));
+  }
+  promiseThen.call(settled, onFulfilled, onRejected);
 }
+
+/** `then` as promises have it, not as a promise may carry it. */
+const promiseThen = Promise.prototype.then;
 
 /**
  * An async handler or start hook in flight. The cell keeps the one it

@@ -10,6 +10,7 @@ import {
   Actor,
   ActorFailed,
   type ActorRef,
+  ActorStopped,
   type ActorSystem,
   AllForOneStrategy,
   DeadLetter,
@@ -183,6 +184,65 @@ describe("failure containment", () => {
     assert.match(dead[0].reason, /then exploded/);
     await assertAlive(system);
   });
+
+  for (
+    const [kind, hostile, failed] of [
+      [
+        "an own then() that throws",
+        (p: Promise<void>) =>
+          Object.defineProperty(p, "then", {
+            value: () => {
+              throw new Error("then exploded");
+            },
+          }),
+        false,
+      ],
+      [
+        "a constructor that throws",
+        (p: Promise<void>) =>
+          Object.defineProperty(p, "constructor", {
+            get() {
+              throw new Error("constructor exploded");
+            },
+          }),
+        true,
+      ],
+    ] as const
+  ) {
+    it(
+      `a native promise with ${kind}: from a handler, ${
+        failed
+          ? "a failure of the handler"
+          : "as it settled, its own then unasked"
+      }; from postStop, the stop still ends`,
+      async () => {
+        const handled: string[] = [];
+        const dead = collectDeadLetters(system);
+        const stopped = collect(system, ActorStopped);
+        class Hostile extends Actor<string> {
+          onReceive(message: string): void | Promise<void> {
+            if (message === "bad") return hostile(Promise.resolve());
+            handled.push(message);
+          }
+          override postStop(): Promise<void> {
+            return hostile(Promise.resolve());
+          }
+        }
+        const ref = system.actorOf(Props.create(() => new Hostile()));
+        ref.tell("bad");
+        ref.tell("good");
+        await waitUntil(() => handled.length === 1, "the next message");
+        assert.deepEqual(dead.map((d) => d.message), failed ? ["bad"] : []);
+        if (failed) assert.match(dead[0].reason, /constructor exploded/);
+        system.stop(ref);
+        await waitUntil(
+          () => stopped.some((e) => e.ref === ref),
+          "the end of its stop",
+        );
+        await assertAlive(system);
+      },
+    );
+  }
 
   it("a thenable from preStart whose then() throws fails the start", async () => {
     const failures = collect(system, ActorFailed);
