@@ -116,8 +116,14 @@ export function releaseUndelivered(cell: ActorCell<never>): void {
   const parent = cell.parentCell?.actor as
     | Partial<UndeliveredTaker>
     | undefined;
-  const takeOver = parent?.[takeOverUndelivered];
-  if (takeOver !== undefined) {
+  let takeOver: UndeliveredTaker[typeof takeOverUndelivered] | undefined;
+  try {
+    takeOver = parent?.[takeOverUndelivered];
+  } catch {
+    // The parent's instance is the user's (a Proxy may trap the read): a
+    // throw means no taker, and the messages are dead letters.
+  }
+  if (typeof takeOver === "function") {
     takeOver.call(parent, cell as unknown as ActorRef<never>, undelivered);
     return;
   }

@@ -16,6 +16,7 @@ import {
   DeadLetter,
   decideByErrorClass,
   type OneForOneStrategy,
+  PoisonPill,
   Props,
   supervise,
   SupervisorStrategy,
@@ -243,6 +244,43 @@ describe("failure containment", () => {
       },
     );
   }
+
+  it("a parent instance that is a Proxy throwing on symbol keys: a child's stop still ends, and what was queued behind it is a dead letter", async () => {
+    const dead = collectDeadLetters(system);
+    const stopped = collect(system, ActorStopped);
+    const handled: string[] = [];
+    const refs: Record<string, ActorRef<string>> = {};
+    class Parent extends Actor<string> {
+      override preStart(): void {
+        refs.child = this.context.actorOf(
+          fnProps<string>((_actor, message) => void handled.push(message)),
+          "child",
+        );
+      }
+      onReceive(): void {}
+    }
+    system.actorOf(
+      Props.create(() =>
+        new Proxy(new Parent(), {
+          get(target, key, receiver) {
+            if (typeof key === "symbol") throw new TypeError("no symbols");
+            return Reflect.get(target, key, receiver);
+          },
+        })
+      ),
+    );
+    await settle();
+    refs.child.tell("a");
+    refs.child.tell(PoisonPill);
+    refs.child.tell("b"); // behind the pill
+    await waitUntil(
+      () => stopped.some((e) => e.ref === refs.child),
+      "the end of the child's stop",
+    );
+    assert.deepEqual(handled, ["a"]);
+    assert.deepEqual(dead.map((d) => d.message), ["b"]);
+    await assertAlive(system);
+  });
 
   it("a thenable from preStart whose then() throws fails the start", async () => {
     const failures = collect(system, ActorFailed);
