@@ -92,11 +92,9 @@ export function whenSettled(
   } catch {
     settled = new Promise((resolve) => resolve(result));
   }
-  promiseThen.call(settled, onFulfilled, onRejected);
+  // `then` as promises have it, not as a promise may carry it.
+  Promise.prototype.then.call(settled, onFulfilled, onRejected);
 }
-
-/** `then` as promises have it, not as a promise may carry it. */
-const promiseThen = Promise.prototype.then;
 
 /**
  * An async handler or start hook in flight. The cell keeps the one it
