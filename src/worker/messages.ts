@@ -166,6 +166,9 @@ export class Outgoing extends ForwardedMessage {
  * the link, it is no dead letter: the next worker spawns it. Internal.
  */
 export class SpawnCommand extends ForwardedMessage {
+  /** This spawn of `name`, told apart from earlier and later ones. */
+  readonly id: number = ++spawnIds;
+
   constructor(
     /** The request it came from. */
     readonly message: SpawnInWorker,
@@ -195,16 +198,19 @@ export class SpawnCommand extends ForwardedMessage {
   }
 }
 
+/** Numbers the spawns of a page or worker (a `SpawnCommand`'s id). */
+let spawnIds = 0;
+
 /**
- * Stop `name` in the worker: its stand-in stopped by itself (a `PoisonPill`,
- * a `stop`), not because the actor in the worker ended. Dropped on its way
- * through the link, it loses nothing: that worker is gone, and the gate no
- * longer spawns `name` in the next. Internal.
+ * Stop the actor of one spawn in the worker: its stand-in stopped by itself
+ * (a `PoisonPill`, a `stop`), not because the actor in the worker ended.
+ * Dropped on its way through the link, it loses nothing: that worker is
+ * gone, and the gate no longer spawns it in the next. Internal.
  */
 export class StopCommand extends ForwardedMessage {
   constructor(
-    /** The actor's name in the worker. */
-    readonly message: string,
+    /** The spawn whose actor is to stop. */
+    readonly message: SpawnCommand,
     /** The gate. */
     readonly recipient: ActorRef<never>,
     /** Counts it as on its way until an owner takes it. */
@@ -219,9 +225,16 @@ export class StopCommand extends ForwardedMessage {
   }
 }
 
-/** The worker says the served actor `name` stopped, or could not be spawned. Internal. */
+/**
+ * The worker says the actor of spawn `id` of `name` stopped, or could not be
+ * spawned. Internal.
+ */
 export class RemoteStopped {
-  constructor(readonly name: string, readonly reason: string) {}
+  constructor(
+    readonly name: string,
+    readonly reason: string,
+    readonly id: number,
+  ) {}
 }
 
 /**

@@ -123,15 +123,19 @@ export interface WorkerServer {
 class Served {
   /** The main side stopped its ref (STOP): it knows, and needs no STOPPED. */
   stopAsked = false;
-  /** A spawn under its name that came while it was stopping: done after. */
-  next: [factory: string, args: unknown[]] | undefined = undefined;
-  /** The runs for that next one, delivered once it is spawned. */
-  readonly waiting: unknown[][] = [];
+  /**
+   * Frames for its name that came while it was stopping at the main side's
+   * word (a later spawn of the name, its messages, its stop): acted on, in
+   * order, once it has stopped.
+   */
+  readonly after: unknown[][] = [];
 
   constructor(
     readonly name: string,
     readonly factory: string,
     readonly ref: ActorRef<unknown>,
+    /** The spawn it is the actor of (the main side's `SpawnCommand.id`). */
+    public id: number,
   ) {}
 }
 
@@ -303,53 +307,77 @@ class Server implements WorkerServer {
     this.#byRef.delete(ref);
     // Its name stays taken until now: a spawn under it finds it running.
     this.#served.delete(served.name);
-    if (!served.stopAsked) this.#outbox.frame(STOPPED, served.name);
-    if (served.next !== undefined) {
-      this.#spawn(served.name, ...served.next);
-      for (const run of served.waiting) this.#deliver(run, 0);
+    if (!served.stopAsked) {
+      this.#outbox.frame(STOPPED, served.name, served.id);
     }
+    for (const frame of served.after) this.#frame(frame, 0);
   }
 
   #receive(batch: unknown): void {
     if (!Array.isArray(batch)) return;
-    for (let i = 0; i < batch.length;) {
-      const kind = batch[i] as number;
-      switch (kind) {
-        case DELIVER:
-          this.#deliver(batch, i);
-          break;
-        case SPAWN:
-          this.#spawn(
-            batch[i + 1] as string,
-            batch[i + 2] as string,
-            batch[i + 3] as unknown[],
-          );
-          break;
-        case PING:
-          this.#outbox.frame(PONG, batch[i + 1]);
-          break;
-        case STOP: {
-          // After the messages sent before it, as a PoisonPill does.
-          const served = this.#served.get(batch[i + 1] as string);
-          if (served !== undefined && !served.stopAsked) {
-            served.stopAsked = true;
-            served.ref.tell(PoisonPill);
-          }
-          break;
-        }
-        case LOST:
-          replyLost(
-            this.#exports.get(batch[i + 1] as number),
-            batch[i + 2] as string,
-          );
-          break;
-        default:
-          this.system.log.error(
-            `unknown frame kind ${kind} from the main side`,
-          );
-          return;
+    for (let i = 0; i < batch.length; i += frameLength(batch, i)) {
+      if (!this.#frame(batch, i)) return;
+    }
+  }
+
+  /**
+   * Acts on the frame at `i` of `batch`; `false` for a kind it does not
+   * know (the rest of the batch cannot be read).
+   */
+  #frame(batch: unknown[], i: number): boolean {
+    const kind = batch[i] as number;
+    if (kind === DELIVER || kind === SPAWN || kind === STOP) {
+      // For a name whose actor is stopping at the main side's word, a frame
+      // (but that actor's own STOP again) is for a later spawn of the name.
+      const name = batch[kind === DELIVER ? i + 2 : i + 1];
+      const stopping = typeof name === "string"
+        ? this.#served.get(name)
+        : undefined;
+      if (
+        stopping?.stopAsked &&
+        !(kind === STOP && batch[i + 2] === stopping.id)
+      ) {
+        stopping.after.push(batch.slice(i, i + frameLength(batch, i)));
+        return true;
       }
-      i += frameLength(batch, i);
+    }
+    switch (kind) {
+      case DELIVER:
+        this.#deliver(batch, i);
+        return true;
+      case SPAWN:
+        this.#spawn(
+          batch[i + 1] as string,
+          batch[i + 2] as string,
+          batch[i + 3] as unknown[],
+          batch[i + 4] as number,
+        );
+        return true;
+      case PING:
+        this.#outbox.frame(PONG, batch[i + 1]);
+        return true;
+      case STOP: {
+        // After the messages sent before it, as a PoisonPill does; one for
+        // an earlier spawn of the name (its actor gone already) is nothing.
+        const served = this.#served.get(batch[i + 1] as string);
+        if (
+          served !== undefined && served.id === batch[i + 2] &&
+          !served.stopAsked
+        ) {
+          served.stopAsked = true;
+          served.ref.tell(PoisonPill);
+        }
+        return true;
+      }
+      case LOST:
+        replyLost(
+          this.#exports.get(batch[i + 1] as number),
+          batch[i + 2] as string,
+        );
+        return true;
+      default:
+        this.system.log.error(`unknown frame kind ${kind} from the main side`);
+        return false;
     }
   }
 
@@ -363,16 +391,8 @@ class Server implements WorkerServer {
     const sender = senderId === 0
       ? undefined
       : this.#imports.get(senderId) as ActorRef<never>;
-    const served = typeof target === "string"
-      ? this.#served.get(target)
-      : undefined;
-    if (served?.next !== undefined) {
-      // For the actor spawned under this name once the old one has stopped.
-      served.waiting.push(batch.slice(i, i + 5 + count));
-      return;
-    }
     const ref = typeof target === "string"
-      ? served?.ref
+      ? this.#served.get(target)?.ref
       : this.#exports.get(target);
     const outbox = this.#outbox;
     if (ref === undefined) {
@@ -406,21 +426,27 @@ class Server implements WorkerServer {
     }
   }
 
-  #spawn(name: string, factoryName: string, args: unknown[]): void {
+  #spawn(
+    name: string,
+    factoryName: string,
+    args: unknown[],
+    id: number,
+  ): void {
     const existing = this.#served.get(name);
-    if (existing?.stopAsked) {
-      existing.next = [factoryName, args]; // a fresh one, once it has stopped
-      return;
-    }
     if (existing !== undefined) {
       if (existing.factory !== factoryName) {
         this.#outbox.frame(
           SPAWN_FAILED,
           name,
           `"${name}" already runs factory ${describeValue(existing.factory)}`,
+          id,
         );
+        return;
       }
-      return; // the same spawn again (sent while the worker was restarting)
+      // The same spawn again (sent while the worker was restarting): the
+      // actor that runs is now that spawn's.
+      existing.id = id;
+      return;
     }
     const factory = Object.hasOwn(this.#factories, factoryName)
       ? this.#factories[factoryName]
@@ -430,6 +456,7 @@ class Server implements WorkerServer {
         SPAWN_FAILED,
         name,
         `the worker has no factory named ${describeValue(factoryName)}`,
+        id,
       );
       return;
     }
@@ -444,10 +471,10 @@ class Server implements WorkerServer {
         name,
       );
     } catch (error) {
-      this.#outbox.frame(SPAWN_FAILED, name, describeError(error));
+      this.#outbox.frame(SPAWN_FAILED, name, describeError(error), id);
       return;
     }
-    const served = new Served(name, factoryName, ref);
+    const served = new Served(name, factoryName, ref, id);
     this.#served.set(name, served);
     this.#byRef.set(ref, served);
     this.actor.tell(served);

@@ -20,14 +20,18 @@
  * ```
  *   main → worker                             worker → main
  *   DELIVER seq target sender count m1 … mN   DELIVER 0 targetId sender count m1 … mN
- *   SPAWN   name factory args                 ACKS    count first last first last …
+ *   SPAWN   name factory args id              ACKS    count first last first last …
  *   PING    n                                 UNDELIVERED seq reason
- *   LOST    targetId reason                   STOPPED name
- *   STOP    name
- *                                             SPAWN_FAILED name reason
+ *   LOST    targetId reason                   STOPPED name id
+ *   STOP    name id
+ *                                             SPAWN_FAILED name reason id
  *                                             PONG n
  *                                             LOST targetId reason
  * ```
+ *
+ * `id` names one spawn of `name` (each `spawnInWorker` of it makes a new
+ * one): a STOP or a STOPPED for an earlier actor under the same name is
+ * told apart from one for the actor running now.
  *
  * LOST says a message for the other side's ref `targetId` could not be
  * cloned: if that ref is an ask's, the ask fails at once (the worker's side
@@ -63,7 +67,7 @@ export const LOST = 8;
 export const STOP = 9;
 
 /** Fields of each frame kind, the kind included (DELIVER, ACKS: their headers). */
-const FRAME_LENGTH: readonly number[] = [5, 4, 2, 2, 3, 2, 3, 2, 3, 2];
+const FRAME_LENGTH: readonly number[] = [5, 5, 2, 2, 3, 3, 4, 2, 3, 3];
 
 /** Slots of the frame at `i` of `batch`: a run's messages count too. */
 export function frameLength(batch: readonly unknown[], i: number): number {

@@ -313,7 +313,8 @@ export class WorkerHost extends Actor<unknown> {
         return;
       }
       this.#settings.conduit.taken(); // counted by the stand-in that sent it
-      return this.#outbox!.frame(STOP, message.message);
+      const spawn = message.message;
+      return this.#outbox!.frame(STOP, spawn.name, spawn.id);
     }
     if (message instanceof WorkerDown) {
       // Another owner's, passed on by a supervisor that took over its
@@ -369,7 +370,13 @@ export class WorkerHost extends Actor<unknown> {
   }
 
   #spawn(spawn: SpawnCommand): void {
-    this.#outbox!.frame(SPAWN, spawn.name, spawn.factory, spawn.args);
+    this.#outbox!.frame(
+      SPAWN,
+      spawn.name,
+      spawn.factory,
+      spawn.args,
+      spawn.id,
+    );
   }
 
   /**
@@ -397,6 +404,7 @@ export class WorkerHost extends Actor<unknown> {
         new RemoteStopped(
           frame[1] as string,
           `its arguments could not be cloned (${describeError(error)})`,
+          frame[4] as number,
         ),
       );
     }
@@ -469,12 +477,20 @@ export class WorkerHost extends Actor<unknown> {
         }
         case STOPPED:
           this.#toParent(
-            new RemoteStopped(batch[i + 1] as string, "it stopped"),
+            new RemoteStopped(
+              batch[i + 1] as string,
+              "it stopped",
+              batch[i + 2] as number,
+            ),
           );
           break;
         case SPAWN_FAILED:
           this.#toParent(
-            new RemoteStopped(batch[i + 1] as string, batch[i + 2] as string),
+            new RemoteStopped(
+              batch[i + 1] as string,
+              batch[i + 2] as string,
+              batch[i + 3] as number,
+            ),
           );
           break;
         case LOST: {

@@ -146,14 +146,14 @@ class RemoteStandIn extends Actor<unknown> {
   readonly #conduit: Conduit;
   readonly #name: string;
   readonly #state: StandInState;
-  /** Takes it off the gate's list, if still there (see postStop). */
-  readonly #forget: () => boolean;
+  /** Takes its spawn off the gate's list and returns it, if still there (see postStop). */
+  readonly #forget: () => SpawnCommand | undefined;
 
   constructor(
     conduit: Conduit,
     name: string,
     state: StandInState,
-    forget: () => boolean,
+    forget: () => SpawnCommand | undefined,
   ) {
     super();
     this.#conduit = conduit;
@@ -182,15 +182,12 @@ class RemoteStandIn extends Actor<unknown> {
     // PoisonPill, a stop), not because its actor in the worker ended (the
     // gate unlists it first then). So does that actor, after the messages
     // sent before, and no later worker spawns it again.
-    if (!this.#forget()) return;
+    const spawn = this.#forget();
+    if (spawn === undefined) return;
     const conduit = this.#conduit;
     conduit.queued++; // no later message overtakes it
     conduit.link.tell(
-      new StopCommand(
-        this.#name,
-        this.context.parent as ActorRef<never>,
-        conduit,
-      ),
+      new StopCommand(spawn, this.context.parent as ActorRef<never>, conduit),
     );
   }
 }
@@ -305,10 +302,12 @@ class WorkerGate extends Actor<unknown> {
   onReceive(message: unknown): void {
     if (message instanceof SpawnInWorker) return this.#spawnInWorker(message);
     if (message instanceof RemoteStopped) {
+      // An earlier actor under the name (its stand-in stopped already, and
+      // the name may have been spawned again since): nothing to do.
+      if (this.#spawns.get(message.name)?.id !== message.id) return;
+      this.#spawns.delete(message.name);
+      this.log.info(`${message.name} in the worker ended: ${message.reason}`);
       const standIn = this.context.child(message.name);
-      if (this.#spawns.delete(message.name)) {
-        this.log.info(`${message.name} in the worker ended: ${message.reason}`);
-      }
       if (standIn !== undefined) this.context.stop(standIn as ActorRef<never>);
       return;
     }
@@ -358,8 +357,11 @@ class WorkerGate extends Actor<unknown> {
     this.#spawns.set(request.name, command);
     const state = new StandInState();
     const spawns = this.#spawns;
-    const forget = () =>
-      spawns.get(request.name) === command && spawns.delete(request.name);
+    const forget = () => {
+      if (spawns.get(request.name) !== command) return undefined;
+      spawns.delete(request.name);
+      return command;
+    };
     const ref = this.context.actorOf(
       Props.create(() =>
         new RemoteStandIn(conduit, request.name, state, forget)
@@ -442,7 +444,7 @@ export function workerProps(options: WorkerOptions): Props<WorkerCommand> {
     BackoffSupervisor.props({
       ...options.backoff,
       childProps: Props.create(() =>
-        new RemoteStandIn(undefined!, "", new StandInState(), () => false)
+        new RemoteStandIn(undefined!, "", new StandInState(), () => undefined)
       ),
     });
   }

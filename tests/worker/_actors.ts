@@ -32,6 +32,25 @@ export class SlowToStopCounter extends Counter {
   }
 }
 
+/**
+ * A {@linkcode Counter} that notes its starts and stops in `lifecycle` (`start 1`,
+ * `stop 1`, … numbered per instance), and whose stop takes a while.
+ */
+export class LoggedCounter extends Counter {
+  static instances = 0;
+  readonly #id = ++LoggedCounter.instances;
+  constructor(readonly lifecycle: string[]) {
+    super();
+  }
+  override preStart(): void {
+    this.lifecycle.push(`start ${this.#id}`);
+  }
+  override async postStop(): Promise<void> {
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    this.lifecycle.push(`stop ${this.#id}`);
+  }
+}
+
 /** Answers a number n with n + 1, with itself as the sender. */
 export class Incrementer extends Actor<number> {
   onReceive(n: number): void {

@@ -53,6 +53,7 @@ import {
   Incrementer,
   Journal,
   LateAnswerer,
+  LoggedCounter,
   Measurer,
   NoRefSender,
   Player,
@@ -68,6 +69,9 @@ import {
 import { fakeWorkers, until } from "./_fake_endpoint.ts";
 import { assertEachOnce, jobNumbers, streamJobs } from "./_jobs.ts";
 
+/** What the LoggedCounters of the worker did: `start 1`, `stop 1`, … */
+const lifecycle: string[] = [];
+
 function setup(
   options: Partial<WorkerOptions> = {},
   scheduler?: ManualScheduler,
@@ -76,6 +80,7 @@ function setup(
     Echo: () => new Echo(),
     Counter: () => new Counter(),
     SlowToStopCounter: () => new SlowToStopCounter(),
+    LoggedCounter: () => new LoggedCounter(lifecycle),
     Incrementer: () => new Incrementer(),
     Journal: () => new Journal(),
     Stopper: () => new Stopper(),
@@ -489,6 +494,133 @@ describe("a remote ref", () => {
       const size = measurer.ask<number>(new Transfer(buffer, [buffer]));
       assert.equal(await size, 4096);
       assert.equal(buffer.byteLength, 0); // detached: moved, not copied
+    } finally {
+      await stop();
+    }
+  });
+});
+
+describe("a remote ref stopped, its name spawned again", () => {
+  /** A fresh log, and a watcher recording Terminated. */
+  function watching(system: ActorSystem) {
+    lifecycle.length = 0;
+    LoggedCounter.instances = 0;
+    const ended: ActorRef<never>[] = [];
+    const watcher = system.actorOf(Props.create(() => new Watcher(ended)));
+    return { ended, watch: (ref: unknown) => watcher.tell(ref as never) };
+  }
+
+  it("while the old actor still stops: the new one is stopped by its own PoisonPill too", async () => {
+    const { system, worker, stop } = setup();
+    try {
+      const { ended, watch } = watching(system);
+      const first = await spawnInWorker<"inc" | "get">(
+        worker,
+        "c",
+        "LoggedCounter",
+      );
+      watch(first);
+      first.tell(PoisonPill);
+      await until(() => ended.length === 1); // its actor still stops (30 ms)
+      const second = await spawnInWorker<"inc" | "get">(
+        worker,
+        "c",
+        "LoggedCounter",
+      );
+      watch(second);
+      second.tell("inc");
+      second.tell(PoisonPill);
+      await until(() => ended.length === 2);
+      await until(() => lifecycle.includes("stop 2"));
+      const third = await spawnInWorker<"inc" | "get">(
+        worker,
+        "c",
+        "LoggedCounter",
+      );
+      assert.equal(await third.ask("get"), 0, "a fresh actor");
+      assert.deepEqual(lifecycle, [
+        "start 1",
+        "stop 1",
+        "start 2",
+        "stop 2",
+        "start 3",
+      ]);
+    } finally {
+      await stop();
+    }
+  });
+
+  it("when its actor had ended by itself: the worker's late word of it leaves the new ref alone", async () => {
+    const { system, worker, stop } = setup();
+    try {
+      const first = await spawnInWorker<string>(worker, "s", "Stopper");
+      await first.ask("hi");
+      // Spawns "s" again the moment its ref is terminated, before the
+      // worker's word that its actor ended can arrive.
+      const ended: unknown[] = [];
+      const refs: unknown[] = [];
+      class Respawner extends Actor<unknown> {
+        onReceive(message: unknown): void {
+          if (message instanceof Terminated) {
+            ended.push(message.ref);
+            if (refs.length === 0) {
+              worker.tell(
+                new SpawnInWorker("s", "Stopper") as never,
+                this.self,
+              );
+            }
+          } else if (message === first) this.context.watch(first);
+          else {
+            refs.push(message);
+            this.context.watch(message as ActorRef<never>);
+          }
+        }
+      }
+      system.actorOf(Props.create(() => new Respawner())).tell(first);
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      first.tell("stop"); // it stops itself in the worker, which says so
+      await Promise.resolve();
+      first.tell(PoisonPill); // and its ref is stopped here, first
+      await until(() => refs.length === 1);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      const second = refs[0] as ActorRef<string>;
+      assert.equal(await second.ask("hi"), "ok");
+      assert.deepEqual(ended, [first], "the new ref runs on");
+    } finally {
+      await stop();
+    }
+  });
+
+  it("while the worker is down: the next worker starts the new actor once", async () => {
+    const { system, fakes, worker, stop } = setup({
+      backoff: { minBackoff: 50, maxBackoff: 50 },
+    });
+    try {
+      const { ended, watch } = watching(system);
+      const first = await spawnInWorker<"inc" | "get">(
+        worker,
+        "c",
+        "LoggedCounter",
+      );
+      assert.equal(await first.ask("get"), 0);
+      watch(first);
+      fakes.workers[0].crash("gone");
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      first.tell(PoisonPill);
+      await until(() => ended.length === 1);
+      const second = await spawnInWorker<"inc" | "get">(
+        worker,
+        "c",
+        "LoggedCounter",
+      );
+      second.tell("inc");
+      assert.equal(await second.ask("get"), 1);
+      assert.equal(fakes.workers.length, 2);
+      assert.deepEqual(
+        lifecycle.filter((entry) => entry.startsWith("start")),
+        ["start 1", "start 2"],
+        "one start in each worker",
+      );
     } finally {
       await stop();
     }
