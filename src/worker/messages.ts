@@ -204,8 +204,9 @@ let spawnIds = 0;
 /**
  * Stop the actor of one spawn in the worker: its stand-in stopped by itself
  * (a `PoisonPill`, a `stop`), not because the actor in the worker ended.
- * Dropped on its way through the link, it loses nothing: that worker is
- * gone, and the gate no longer spawns it in the next. Internal.
+ * Until an owner sends it, it is also in the conduit's `stops`, which the
+ * next owner sends first (a server may outlive an owner). Dropped on its
+ * way through the link, it loses nothing. Internal.
  */
 export class StopCommand extends ForwardedMessage {
   constructor(

@@ -86,6 +86,12 @@ export class Conduit {
   host: WorkerHost | undefined = undefined;
   /** Messages for the worker told to the link and not yet taken by an owner. */
   queued = 0;
+  /**
+   * Stops told to the link that no owner has sent yet: an owner sends them
+   * first, before its spawns, so that a worker that outlived the owner
+   * before it (a server on a channel) stops an actor ahead of its respawn.
+   */
+  readonly stops: Set<StopCommand> = new Set();
 
   /** Whether a message handed to {@linkcode Conduit.send} goes to the owner at once. */
   get open(): boolean {
@@ -234,6 +240,8 @@ export class WorkerHost extends Actor<unknown> {
     endpoint.addEventListener("messageerror", this.#onMessageError);
     endpoint.addEventListener("error", this.#onError);
     endpoint.start?.();
+    for (const stop of conduit.stops) this.#stop(stop.message);
+    conduit.stops.clear();
     for (const spawn of this.#settings.spawns()) this.#spawn(spawn);
     conduit.host = this;
     const heartbeat = this.#settings.heartbeat;
@@ -312,9 +320,11 @@ export class WorkerHost extends Actor<unknown> {
         this.context.stash();
         return;
       }
-      this.#settings.conduit.taken(); // counted by the stand-in that sent it
-      const spawn = message.message;
-      return this.#outbox!.frame(STOP, spawn.name, spawn.id);
+      const conduit = this.#settings.conduit;
+      conduit.taken(); // counted by the stand-in that sent it
+      // Not sent already, first thing, by this owner (see Conduit.stops).
+      if (conduit.stops.delete(message)) this.#stop(message.message);
+      return;
     }
     if (message instanceof WorkerDown) {
       // Another owner's, passed on by a supervisor that took over its
@@ -367,6 +377,10 @@ export class WorkerHost extends Actor<unknown> {
     const seq = ++this.#seq;
     this.#inFlight.set(seq, message, sender, recipient);
     this.#outbox!.deliver(seq, target, message, this.#exports.senderId(sender));
+  }
+
+  #stop(spawn: SpawnCommand): void {
+    this.#outbox!.frame(STOP, spawn.name, spawn.id);
   }
 
   #spawn(spawn: SpawnCommand): void {

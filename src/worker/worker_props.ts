@@ -185,10 +185,14 @@ class RemoteStandIn extends Actor<unknown> {
     const spawn = this.#forget();
     if (spawn === undefined) return;
     const conduit = this.#conduit;
-    conduit.queued++; // no later message overtakes it
-    conduit.link.tell(
-      new StopCommand(spawn, this.context.parent as ActorRef<never>, conduit),
+    const stop = new StopCommand(
+      spawn,
+      this.context.parent as ActorRef<never>,
+      conduit,
     );
+    conduit.stops.add(stop);
+    conduit.queued++; // no later message overtakes it
+    conduit.link.tell(stop);
   }
 }
 

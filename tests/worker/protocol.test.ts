@@ -20,6 +20,7 @@ import { Props } from "../../src/runtime/props.ts";
 import { TrackedMessage } from "../../src/runtime/tracked_message.ts";
 import { OneForOneStrategy } from "../../src/supervision/strategy.ts";
 import { Transfer } from "../../src/worker/transfer.ts";
+import { serveWorker } from "../../src/worker/serve_worker.ts";
 import { frameLength, STOPPED } from "../../src/worker/wire.ts";
 import { ManualScheduler } from "../../src/testing/manual_scheduler.ts";
 import {
@@ -66,7 +67,7 @@ import {
   Switcher,
   UncloneableAnswerer,
 } from "./_actors.ts";
-import { fakeWorkers, until } from "./_fake_endpoint.ts";
+import { FakeEndpoint, fakeWorkers, until } from "./_fake_endpoint.ts";
 import { assertEachOnce, jobNumbers, streamJobs } from "./_jobs.ts";
 
 /** What the LoggedCounters of the worker did: `start 1`, `stop 1`, … */
@@ -588,6 +589,55 @@ describe("a remote ref stopped, its name spawned again", () => {
       assert.deepEqual(ended, [first], "the new ref runs on");
     } finally {
       await stop();
+    }
+  });
+
+  it("on a server that outlives its owner (a worker the page did not start): stopped and spawned again while the link is down, a fresh actor", async () => {
+    lifecycle.length = 0;
+    LoggedCounter.instances = 0;
+    const inside = new FakeEndpoint();
+    const server = serveWorker(inside, {
+      actors: { LoggedCounter: () => new LoggedCounter(lifecycle) },
+    });
+    const owners: FakeEndpoint[] = [];
+    const create = () => {
+      const main = new FakeEndpoint();
+      main.other = inside;
+      inside.other = main;
+      owners.push(main);
+      return { endpoint: main, terminate: () => void (main.cut = true) };
+    };
+    const system = ActorSystem.create("main", { logLevel: "off" });
+    const worker = system.actorOf(
+      workerProps({ create, backoff: { minBackoff: 50, maxBackoff: 50 } }),
+    );
+    try {
+      const ended: ActorRef<never>[] = [];
+      const watcher = system.actorOf(Props.create(() => new Watcher(ended)));
+      const first = await spawnInWorker<"inc" | "get">(
+        worker,
+        "c",
+        "LoggedCounter",
+      );
+      first.tell("inc");
+      assert.equal(await first.ask("get"), 1);
+      watcher.tell(first as ActorRef<never>);
+      owners[0].fireError("link lost"); // its owner goes; the server stays
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      first.tell(PoisonPill);
+      await until(() => ended.length === 1);
+      const second = await spawnInWorker<"inc" | "get">(
+        worker,
+        "c",
+        "LoggedCounter",
+      );
+      assert.equal(await second.ask("get"), 0, "a fresh actor");
+      assert.equal(owners.length, 2);
+      await until(() => lifecycle.includes("stop 1"));
+      assert.deepEqual(lifecycle, ["start 1", "stop 1", "start 2"]);
+    } finally {
+      await system.terminate();
+      await server.close();
     }
   });
 
