@@ -120,6 +120,7 @@ import {
   SUSPENDED,
   TIMER_TURN,
   TRACKED_TURN,
+  UNSTARTED,
   whenSettled,
 } from "./cell_state.ts";
 import { ActorTimers, type TimerScheduler, TimerTicket } from "./timers.ts";
@@ -868,6 +869,7 @@ export class ActorCell<T> extends ActorRef<T>
    */
   #start(restartReason: unknown): void {
     this.status = STARTING;
+    this.flags |= UNSTARTED;
     releaseHeld(this.#cell); // siblings restarted after this one start after it
     let actor: Actor<T>;
     try {
@@ -913,6 +915,7 @@ export class ActorCell<T> extends ActorRef<T>
   #started(restartReason: unknown): void {
     if (this.status !== STARTING) return;
     this.status = RUNNING;
+    this.flags &= ~UNSTARTED;
     this.props.failureHandling?.actorStarted(this);
     const events = this.core.eventStream;
     if (events.hasSubscribers) {
@@ -1024,8 +1027,9 @@ export class ActorCell<T> extends ActorRef<T>
   resume(): void {
     if (this.status !== SUSPENDED) return;
     this.flags &= ~AWAITING_PARENT;
-    // Without an instance (it failed while starting) resuming means starting again.
-    this.status = this.actor === undefined ? NEW : RUNNING;
+    // An actor that failed while starting (in its constructor, preStart or
+    // postRestart) has no instance to resume: it starts again, a fresh one.
+    this.status = (this.flags & UNSTARTED) !== 0 ? NEW : RUNNING;
     // Children suspended because this actor escalated for them resume too.
     for (const child of this.extras?.children?.toArray() ?? []) {
       if ((child.flags & AWAITING_PARENT) !== 0) child.resume();

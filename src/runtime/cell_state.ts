@@ -41,6 +41,7 @@ export const HELD = 128; // restarted with a group: starts once the sibling befo
 export const RECEIVE_TIMEOUT = 256; // a receive timeout is set: messages note their arrival
 export const TIMER_TURN = 512; // the turn under way handles a timer's message (no activity for the receive timeout)
 export const TRACKED_TURN = 1024; // the turn under way owes its tracked message `taken()` when it ends (not stashed, not async)
+export const UNSTARTED = 2048; // its instance has not finished starting (preStart or postRestart): a resume starts again
 
 /**
  * Marks a failure that happened outside any message (in start or restart);

@@ -9,6 +9,7 @@ import {
   ActorFailed,
   type ActorRef,
   ActorRestarted,
+  ActorStarted,
   ActorStopped,
   type ActorSystem,
   AllForOneStrategy,
@@ -145,6 +146,45 @@ describe("Classic supervision directives", () => {
   afterEach(async () => {
     await system.terminate();
   });
+
+  for (const hook of ["preStart", "async preStart"] as const) {
+    it(`Resume of a child whose ${hook} failed starts a fresh instance: its start runs again, and is published`, async () => {
+      const started = collect(system, ActorStarted);
+      const instances: number[] = [];
+      const handled: string[] = [];
+      const refs: Record<string, ActorRef<string>> = {};
+      class Child extends Actor<string> {
+        readonly n = instances.push(instances.length + 1);
+        override preStart(): void | Promise<void> {
+          if (this.n > 1) return;
+          if (hook === "preStart") throw new Error("cannot start");
+          return Promise.reject(new Error("cannot start"));
+        }
+        onReceive(m: string): void {
+          handled.push(`${m} by ${this.n}`);
+        }
+      }
+      class Parent extends Actor<string> {
+        override readonly supervisorStrategy = new OneForOneStrategy(() =>
+          Directive.Resume
+        );
+        override preStart(): void {
+          refs.child = this.context.actorOf(
+            Props.create(() => new Child()),
+            "child",
+          );
+        }
+        onReceive(): void {}
+      }
+      system.actorOf(Props.create(() => new Parent()), "parent");
+      await settle();
+      refs.child.tell("hello");
+      await settle();
+      assert.deepEqual(instances, [1, 2]);
+      assert.deepEqual(handled, ["hello by 2"]);
+      assert.equal(started.filter((e) => e.ref === refs.child).length, 1);
+    });
+  }
 
   it("Resume keeps the child's instance and state; the failing message goes to dead letters", async () => {
     const dead = collectDeadLetters(system);
