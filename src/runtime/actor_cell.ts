@@ -1029,7 +1029,14 @@ export class ActorCell<T> extends ActorRef<T>
     this.flags &= ~AWAITING_PARENT;
     // An actor that failed while starting (in its constructor, preStart or
     // postRestart) has no instance to resume: it starts again, a fresh one.
-    this.status = (this.flags & UNSTARTED) !== 0 ? NEW : RUNNING;
+    // One whose async start was still under way (a sibling escalated) goes
+    // back to finishing it.
+    const flags = this.flags;
+    this.status = (flags & UNSTARTED) === 0
+      ? RUNNING
+      : (flags & BUSY) !== 0
+      ? STARTING
+      : NEW;
     // Children suspended because this actor escalated for them resume too.
     for (const child of this.extras?.children?.toArray() ?? []) {
       if ((child.flags & AWAITING_PARENT) !== 0) child.resume();

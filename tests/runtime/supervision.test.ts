@@ -186,6 +186,64 @@ describe("Classic supervision directives", () => {
     });
   }
 
+  it("Resume of a group whose sibling escalated while a child's async preStart ran: that start ends once, and is published", async () => {
+    const started = collect(system, ActorStarted);
+    const instances: number[] = [];
+    const handled: string[] = [];
+    const refs: Record<string, ActorRef<string>> = {};
+    let finishStart!: () => void;
+    const starting = new Promise<void>((resolve) => (finishStart = resolve));
+    class SlowStart extends Actor<string> {
+      readonly n = instances.push(instances.length + 1);
+      override preStart(): Promise<void> {
+        return starting;
+      }
+      onReceive(m: string): void {
+        handled.push(`${m} by ${this.n}`);
+      }
+    }
+    class Failing extends Actor<string> {
+      onReceive(): void {
+        throw new Error("boom");
+      }
+    }
+    class Group extends Actor<string> {
+      override readonly supervisorStrategy = new AllForOneStrategy(() =>
+        Directive.Escalate
+      );
+      override preStart(): void {
+        refs.failing = this.context.actorOf(
+          Props.create(() => new Failing()),
+          "failing",
+        );
+        refs.slow = this.context.actorOf(
+          Props.create(() => new SlowStart()),
+          "slow",
+        );
+      }
+      onReceive(): void {}
+    }
+    class Resuming extends Actor<string> {
+      override readonly supervisorStrategy = new OneForOneStrategy(() =>
+        Directive.Resume
+      );
+      override preStart(): void {
+        this.context.actorOf(Props.create(() => new Group()), "group");
+      }
+      onReceive(): void {}
+    }
+    system.actorOf(Props.create(() => new Resuming()), "top");
+    await settle();
+    refs.failing.tell("fail"); // escalated while "slow" still starts; resumed
+    refs.slow.tell("hello");
+    await settle();
+    finishStart();
+    await settle();
+    assert.deepEqual(instances, [1], "started once");
+    assert.deepEqual(handled, ["hello by 1"]);
+    assert.equal(started.filter((e) => e.ref === refs.slow).length, 1);
+  });
+
   it("Resume keeps the child's instance and state; the failing message goes to dead letters", async () => {
     const dead = collectDeadLetters(system);
     const failed = collect(system, ActorFailed);
