@@ -1046,7 +1046,7 @@ export class ActorCell<T> extends ActorRef<T>
 
   /** Suspended until the parent's own supervisor decides (this actor escalated, or a sibling did). */
   awaitParent(): void {
-    if (this.status >= STOPPING) return; // a stop is never undone
+    if (this.isStopping) return; // a stop, begun or asked for, goes on
     this.status = SUSPENDED;
     this.flags |= AWAITING_PARENT;
   }

@@ -145,11 +145,8 @@ export function superviseChild(
       for (const target of targets) target.requestStop();
       break;
     case "escalate":
-      // A stopping sibling goes on stopping, whatever the parent's parent
-      // decides (as the restart above leaves it alone).
-      for (const target of targets) {
-        if (!target.isStopping) target.awaitParent();
-      }
+      // (A stopping sibling goes on stopping: awaitParent leaves it alone.)
+      for (const target of targets) target.awaitParent();
       parent.fail(escalated);
       break;
   }

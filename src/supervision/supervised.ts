@@ -68,7 +68,7 @@ export interface Supervised {
   resume(): void;
   /** Stops it, as `context.stop` does. */
   requestStop(): void;
-  /** Leaves it suspended until its parent's own supervisor decides (escalation). */
+  /** Leaves it suspended until its parent's own supervisor decides (escalation); one that is stopping, or asked to, goes on stopping. */
   awaitParent(): void;
   /** Logs the failure (when `loggingEnabled`) and publishes `ActorFailed`. */
   reportFailure(

@@ -180,19 +180,20 @@ export class Outbox {
     message: unknown,
     sender: number,
   ): void {
+    const frames = this.#frames;
+    const n = frames.length;
+    const run = this.#run;
+    // In the open run if it has the run's target and sender and the next seq.
+    const joins = run >= 0 && seq === this.#runSeq &&
+      target === this.#runTarget && sender === this.#runSender;
     if (isTransfer(message)) {
       const objects = message.transfer;
       for (const object of objects) this.#transfer.push(object);
       message = message.message;
-      // The message's slot, in the run below or after a new run's header.
-      const slot = this.#frames.length +
-        (this.#joins(seq, target, sender) ? 0 : 5);
-      (this.#transferBySlot ??= new Map()).set(slot, objects);
+      // The message's slot, in the run or after a new run's header.
+      (this.#transferBySlot ??= new Map()).set(n + (joins ? 0 : 5), objects);
     }
-    const frames = this.#frames;
-    const n = frames.length;
-    const run = this.#run;
-    if (this.#joins(seq, target, sender)) {
+    if (joins) {
       frames[n] = message;
       frames[run + 4] = (frames[run + 4] as number) + 1;
       if (seq !== 0) this.#runSeq = seq + 1;
@@ -210,12 +211,6 @@ export class Outbox {
     }
     if (frames.length >= BATCH_SLOTS) this.flush(); // posted at once when full
     else if (!this.#scheduled) this.#schedule();
-  }
-
-  /** Whether a message with these goes in the open run. */
-  #joins(seq: number, target: string | number, sender: number): boolean {
-    return this.#run >= 0 && seq === this.#runSeq &&
-      target === this.#runTarget && sender === this.#runSender;
   }
 
   /** Queues any other frame. */

@@ -113,14 +113,28 @@ export class Conduit {
       this.host!.send(target, message, recipient, epoch, sender);
       return;
     }
-    this.queued++;
-    this.link.tell(
+    this.throughLink(
       new Outgoing(target, message, recipient, epoch, this),
       sender,
     );
   }
 
-  /** An `Outgoing` told to the link was taken by an owner, or dropped. */
+  /**
+   * Tells the link a message for the owner, counted as on its way until
+   * the owner takes it ({@linkcode Conduit.taken}), so that nothing sent
+   * after it takes the short cut past it. A stop is also kept in `stops`
+   * until an owner has sent it.
+   */
+  throughLink(
+    message: Outgoing | SpawnCommand | StopCommand,
+    sender?: ActorRef<never>,
+  ): void {
+    if (message instanceof StopCommand) this.stops.add(message);
+    this.queued++;
+    this.link.tell(message, sender);
+  }
+
+  /** A message told through the link was taken by an owner, or dropped. */
   taken(): void {
     if (this.queued > 0) this.queued--;
   }

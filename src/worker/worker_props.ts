@@ -185,14 +185,9 @@ class RemoteStandIn extends Actor<unknown> {
     const spawn = this.#forget();
     if (spawn === undefined) return;
     const conduit = this.#conduit;
-    const stop = new StopCommand(
-      spawn,
-      this.context.parent as ActorRef<never>,
-      conduit,
+    conduit.throughLink(
+      new StopCommand(spawn, this.context.parent as ActorRef<never>, conduit),
     );
-    conduit.stops.add(stop);
-    conduit.queued++; // no later message overtakes it
-    conduit.link.tell(stop);
   }
 }
 
@@ -376,8 +371,7 @@ class WorkerGate extends Actor<unknown> {
     shortcut(ref as ActorCell<unknown>, state, conduit, request.name);
     // Counted as on its way, so no tell takes the short cut to the worker
     // before the actor it is for was spawned there.
-    conduit.queued++;
-    conduit.link.tell(command, this.self as ActorRef<never>);
+    conduit.throughLink(command, this.self as ActorRef<never>);
     this.sender?.tell(ref);
   }
 }

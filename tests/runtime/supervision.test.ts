@@ -137,6 +137,48 @@ function family(
   return { kids, log, parent };
 }
 
+/**
+ * top (resumes every failure) → group (`AllForOneStrategy`, escalates) →
+ * "failing" (throws at any message) and "sibling" (from `sibling`); their
+ * refs once started.
+ */
+async function escalatingGroup(
+  system: ActorSystem,
+  sibling: () => Actor<string>,
+): Promise<{ failing: ActorRef<string>; sibling: ActorRef<string> }> {
+  const refs = {} as { failing: ActorRef<string>; sibling: ActorRef<string> };
+  class Failing extends Actor<string> {
+    onReceive(): void {
+      throw new Error("boom");
+    }
+  }
+  class Group extends Actor<string> {
+    override readonly supervisorStrategy = new AllForOneStrategy(() =>
+      Directive.Escalate
+    );
+    override preStart(): void {
+      refs.failing = this.context.actorOf(
+        Props.create(() => new Failing()),
+        "failing",
+      );
+      refs.sibling = this.context.actorOf(Props.create(sibling), "sibling");
+    }
+    onReceive(): void {}
+  }
+  class Resuming extends Actor<string> {
+    override readonly supervisorStrategy = new OneForOneStrategy(() =>
+      Directive.Resume
+    );
+    override preStart(): void {
+      this.context.actorOf(Props.create(() => new Group()), "group");
+    }
+    onReceive(): void {}
+  }
+  system.actorOf(Props.create(() => new Resuming()), "top");
+  await settle();
+  return refs;
+}
+
 describe("Classic supervision directives", () => {
   let system: ActorSystem;
   beforeEach(() => {
@@ -190,7 +232,6 @@ describe("Classic supervision directives", () => {
     const started = collect(system, ActorStarted);
     const instances: number[] = [];
     const handled: string[] = [];
-    const refs: Record<string, ActorRef<string>> = {};
     let finishStart!: () => void;
     const starting = new Promise<void>((resolve) => (finishStart = resolve));
     class SlowStart extends Actor<string> {
@@ -202,46 +243,15 @@ describe("Classic supervision directives", () => {
         handled.push(`${m} by ${this.n}`);
       }
     }
-    class Failing extends Actor<string> {
-      onReceive(): void {
-        throw new Error("boom");
-      }
-    }
-    class Group extends Actor<string> {
-      override readonly supervisorStrategy = new AllForOneStrategy(() =>
-        Directive.Escalate
-      );
-      override preStart(): void {
-        refs.failing = this.context.actorOf(
-          Props.create(() => new Failing()),
-          "failing",
-        );
-        refs.slow = this.context.actorOf(
-          Props.create(() => new SlowStart()),
-          "slow",
-        );
-      }
-      onReceive(): void {}
-    }
-    class Resuming extends Actor<string> {
-      override readonly supervisorStrategy = new OneForOneStrategy(() =>
-        Directive.Resume
-      );
-      override preStart(): void {
-        this.context.actorOf(Props.create(() => new Group()), "group");
-      }
-      onReceive(): void {}
-    }
-    system.actorOf(Props.create(() => new Resuming()), "top");
-    await settle();
-    refs.failing.tell("fail"); // escalated while "slow" still starts; resumed
-    refs.slow.tell("hello");
+    const refs = await escalatingGroup(system, () => new SlowStart());
+    refs.failing.tell("fail"); // escalated while it still starts; resumed
+    refs.sibling.tell("hello");
     await settle();
     finishStart();
     await settle();
     assert.deepEqual(instances, [1], "started once");
     assert.deepEqual(handled, ["hello by 1"]);
-    assert.equal(started.filter((e) => e.ref === refs.slow).length, 1);
+    assert.equal(started.filter((e) => e.ref === refs.sibling).length, 1);
   });
 
   it("Resume keeps the child's instance and state; the failing message goes to dead letters", async () => {
@@ -463,12 +473,6 @@ describe("Escalate", () => {
     const handled: string[] = [];
     let releaseStop!: () => void;
     const stopping = new Promise<void>((r) => (releaseStop = r));
-    const refs: Record<string, ActorRef<string>> = {};
-    class Failing extends Actor<string> {
-      onReceive(): void {
-        throw new Error("boom");
-      }
-    }
     class SlowToStop extends Actor<string> {
       onReceive(m: string): void {
         handled.push(m);
@@ -477,35 +481,12 @@ describe("Escalate", () => {
         return stopping; // still stopping when the sibling fails
       }
     }
-    class Group extends Actor<string> {
-      override readonly supervisorStrategy = new AllForOneStrategy(() =>
-        Directive.Escalate
-      );
-      override preStart(): void {
-        refs.a = this.context.actorOf(Props.create(() => new Failing()), "a");
-        refs.b = this.context.actorOf(
-          Props.create(() => new SlowToStop()),
-          "b",
-        );
-      }
-      onReceive(): void {}
-    }
-    class Resuming extends Actor<string> {
-      override readonly supervisorStrategy = new OneForOneStrategy(() =>
-        Directive.Resume
-      );
-      override preStart(): void {
-        this.context.actorOf(Props.create(() => new Group()), "group");
-      }
-      onReceive(): void {}
-    }
-    system.actorOf(Props.create(() => new Resuming()), "top");
+    const refs = await escalatingGroup(system, () => new SlowToStop());
+    system.stop(refs.sibling);
     await settle();
-    system.stop(refs.b);
+    refs.failing.tell("fail"); // the group escalates; its parent resumes it
     await settle();
-    refs.a.tell("fail"); // the group escalates; its parent resumes it
-    await settle();
-    refs.b.tell("after its stop began");
+    refs.sibling.tell("after its stop began");
     await settle();
     releaseStop();
     await settle();
@@ -514,7 +495,7 @@ describe("Escalate", () => {
       dead.map((d) => d.message),
       ["fail", "after its stop began"],
     );
-    assert.ok(stopped.some((e) => e.ref === refs.b), "its stop ended");
+    assert.ok(stopped.some((e) => e.ref === refs.sibling), "its stop ended");
   });
 
   for (const handler of ["sync", "async"] as const) {
