@@ -972,37 +972,45 @@ export class ActorCell<T> extends ActorRef<T>
         (this.mailbox ??= new Mailbox()).prependAll(extras.stash);
       }
     }
-    const old = this.actor;
-    if (old !== undefined) {
-      try {
-        const result = old.preRestart(
-          reason,
-          message === NO_MESSAGE ? undefined : message,
-        );
-        if (isThenable(result)) {
-          whenSettled(
-            result,
-            () => {},
-            (error) => this.logError("preRestart failed", error),
-          );
-        }
-      } catch (error) {
-        this.logError("preRestart failed", error);
-      }
-      // What the old instance does from now on is no longer the turn's.
-      replaceContext(
-        this.#cell,
-        old,
-        inFlight?.message === NO_MESSAGE ? undefined : inFlight,
-      );
-    }
-    this.actor = undefined;
+    this.retire(reason, message, inFlight);
     this.ensureExtras().restartReason = reason;
     if (after instanceof ActorCell && after !== this && after.status === NEW) {
       holdBehind(this.#cell, after as ActorCell<never>);
     }
     if (this.#hasStoppingChildren()) this.flags |= RESTART_PENDING;
     else this.scheduleIfRunnable();
+  }
+
+  /**
+   * Runs `preRestart` on the instance, if there still is one, and lets it
+   * go: what it does from now on is no longer the turn's. A restart does
+   * this at once; a typed backoff at the failure, before its wait (as Akka
+   * Typed), so the instance's children and cleanup do not wait the backoff.
+   */
+  retire(reason: unknown, message: unknown, inFlight?: InFlight): void {
+    const old = this.actor;
+    if (old === undefined) return;
+    try {
+      const result = old.preRestart(
+        reason,
+        message === NO_MESSAGE ? undefined : message,
+      );
+      if (isThenable(result)) {
+        whenSettled(
+          result,
+          () => {},
+          (error) => this.logError("preRestart failed", error),
+        );
+      }
+    } catch (error) {
+      this.logError("preRestart failed", error);
+    }
+    this.actor = undefined;
+    replaceContext(
+      this.#cell,
+      old,
+      inFlight?.message === NO_MESSAGE ? undefined : inFlight,
+    );
   }
 
   /**

@@ -22,6 +22,8 @@ import type { TimerTicket } from "./timers.ts";
 /** The key of the pending restart among the actor's timers. */
 export const RESTART_TIMER: unique symbol = Symbol("restart");
 
+const STASH_FULL = "stash full while waiting to restart";
+
 /** What the pending restart's timer carries. */
 interface RestartDue {
   readonly reason: unknown;
@@ -44,7 +46,23 @@ export function scheduleRestart(
   // The failed instance will never see its timers' messages; stopped now,
   // they cannot fill the bounded wait with ticks.
   timers.clear();
-  cell.ensureExtras().restartCapacity = capacity ?? cell.props.stashCapacity;
+  // Its cleanup (preRestart, which by default stops its children) runs at
+  // the failure, as in Akka Typed, not at the end of the wait.
+  cell.retire(reason, message);
+  const bound = capacity ?? cell.props.stashCapacity;
+  cell.ensureExtras().restartCapacity = bound;
+  // The bound holds for what was queued behind the failure too: the oldest
+  // wait, the rest are dead letters now.
+  let kept = 0;
+  const over: unknown[] = [];
+  cell.mailbox?.removeWhere((queued, sender) => {
+    if (isRuntimeNotice(queued) || kept++ < bound) return false;
+    over.push(queued, sender);
+    return true;
+  });
+  for (let i = 0; i < over.length; i += 2) {
+    cell.core.deadLetter(over[i], over[i + 1], cell, STASH_FULL);
+  }
   const due: RestartDue = { reason, message };
   timers.startInternalTimer(RESTART_TIMER, due, delayMs);
 }
@@ -73,11 +91,6 @@ export function refusedWhileWaiting(
   ) {
     return false;
   }
-  cell.core.deadLetter(
-    message,
-    sender,
-    cell,
-    "stash full while waiting to restart",
-  );
+  cell.core.deadLetter(message, sender, cell, STASH_FULL);
   return true;
 }

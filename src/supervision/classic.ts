@@ -48,6 +48,31 @@ export function permitRestart(
 }
 
 /**
+ * Counts a restart against every child it restarts: with `AllForOneStrategy`
+ * or `RestForOneStrategy` a group restart is charged to each member, and is
+ * granted only if every one of them may restart (Akka's rule; with all
+ * children in the group, OTP's one count for the supervisor). Each member is
+ * charged even when another refuses, so the counts stay the group's.
+ */
+function permitGroupRestart(
+  strategy: FaultHandlingStrategy,
+  child: Supervised,
+  parent: Supervisor,
+): boolean {
+  const { maxRetries, withinTimeRangeMs } = strategy;
+  let permitted = permitRestart(child, maxRetries, withinTimeRangeMs);
+  if (strategy instanceof OneForOneStrategy) return permitted;
+  for (const member of strategy.affectedChildren(child, parent.children)) {
+    if (
+      member !== child && !member.isStopping &&
+      mayRestart(member.restartType, "failure") &&
+      !permitRestart(member, maxRetries, withinTimeRangeMs)
+    ) permitted = false;
+  }
+  return permitted;
+}
+
+/**
  * `parent`'s strategy (its actor's `supervisorStrategy`, or the default)
  * decides for `child`, which failed with `error` while handling `message`.
  * A parent that is stopping stops the child (it would go with the parent
@@ -92,8 +117,7 @@ export function superviseChild(
     directive = "stop";
     alone = true;
   } else if (
-    directive === "restart" &&
-    !permitRestart(child, strategy.maxRetries, strategy.withinTimeRangeMs)
+    directive === "restart" && !permitGroupRestart(strategy, child, parent)
   ) {
     const limit =
       `restart limit reached (${strategy.maxRetries} within ${strategy.withinTimeRangeMs} ms)`;

@@ -19,6 +19,7 @@ import {
   type FaultHandlingStrategy,
   OneForOneStrategy,
   Props,
+  RestForOneStrategy,
   stoppingStrategy,
 } from "../../mod.ts";
 import {
@@ -693,6 +694,44 @@ describe("AllForOneStrategy", () => {
     kids.b.tell("inc");
     assert.equal(await kids.a.ask("get"), 2);
     assert.equal(await kids.b.ask("get"), 1);
+  });
+
+  it("counts a group restart against the group: maxRetries 2 and failures of a, b, b stop at the third (Akka, OTP)", async () => {
+    const restarted = collect(system, ActorRestarted);
+    const stopped = collect(system, ActorStopped);
+    const { kids } = family(
+      system,
+      new AllForOneStrategy(() => Directive.Restart, { maxRetries: 2 }),
+      ["a", "b"],
+    );
+    await settle();
+    for (const failing of ["a", "b", "b"]) {
+      kids[failing].tell("throw:Error");
+      await settle();
+    }
+    // Two group restarts of both children, then the limit stops the group.
+    assert.equal(restarted.length, 4);
+    assert.deepEqual(stopped.map((s) => s.ref.path).sort(), [
+      "/user/parent/a",
+      "/user/parent/b",
+    ]);
+  });
+
+  it("RestForOneStrategy charges each child it restarts: a failure of a spends b's one restart too", async () => {
+    const stopped = collect(system, ActorStopped);
+    const { kids } = family(
+      system,
+      new RestForOneStrategy(() => Directive.Restart, { maxRetries: 1 }),
+      ["a", "b"],
+    );
+    await settle();
+    kids.a.tell("throw:Error"); // restarts a and b: each has used its one
+    await settle();
+    kids.b.tell("throw:Error"); // b's limit: b stops; a runs on
+    await settle();
+    assert.deepEqual(stopped.map((s) => s.ref.path), ["/user/parent/b"]);
+    kids.a.tell("inc");
+    assert.equal(await kids.a.ask("get"), 1);
   });
 
   it("OneForOneStrategy restarts only the failed child", async () => {

@@ -385,6 +385,60 @@ describe("SupervisorStrategy.restartWithBackoff", () => {
     );
   });
 
+  it("bounds what was queued behind the failure by stashCapacity too (capacity 0 keeps none)", async () => {
+    const received: string[] = [];
+    const dead = collectDeadLetters(system);
+    const ref = system.actorOf(
+      supervised(backoff({ stashCapacity: 0 }), received),
+      "flaky",
+    );
+    await clock.tickAsync(0);
+    for (const m of ["fail", "a", "b", "c", "d"]) ref.tell(m);
+    await clock.tickAsync(100);
+    ref.tell("e");
+    await clock.tickAsync(0);
+    assert.deepEqual(received, ["2:e"]);
+    assert.deepEqual(dead.map((d) => [d.message, d.reason]), [
+      ["fail", "processing failed: Error: flaky"],
+      ["a", "stash full while waiting to restart"],
+      ["b", "stash full while waiting to restart"],
+      ["c", "stash full while waiting to restart"],
+      ["d", "stash full while waiting to restart"],
+    ]);
+  });
+
+  it("runs preRestart and stops the failed actor's children at the failure, not after the backoff (Akka Typed)", async () => {
+    const journal: string[] = [];
+    let incarnation = 0;
+    class Kid extends Actor<string> {
+      onReceive(): void {}
+      override postStop(): void {
+        journal.push(`kid stopped at ${Date.now() - t0}`);
+      }
+    }
+    class WithKid extends Flaky {
+      override preStart(): void {
+        this.context.actorOf(Props.create(() => new Kid()), "kid");
+      }
+      override preRestart(reason: unknown, message?: unknown): void {
+        journal.push(`preRestart ${message} at ${Date.now() - t0}`);
+        super.preRestart(reason, message);
+      }
+    }
+    const ref = system.actorOf(
+      supervise(Props.create(() => new WithKid(++incarnation, [])))
+        .onFailure(Error, backoff({ minBackoff: 1_000 })),
+      "flaky",
+    );
+    await clock.tickAsync(0);
+    ref.tell("fail");
+    await clock.tickAsync(0);
+    assert.deepEqual(journal, ["preRestart fail at 0", "kid stopped at 0"]);
+    await clock.tickAsync(1_000);
+    assert.equal(incarnation, 2);
+    assert.deepEqual(journal, ["preRestart fail at 0", "kid stopped at 0"]);
+  });
+
   it("does not let the failed instance's timers fill the backoff stash", async () => {
     const received: string[] = [];
     const dead = collectDeadLetters(system);
