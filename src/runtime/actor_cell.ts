@@ -335,7 +335,20 @@ export class ActorCell<T> extends ActorRef<T>
         return;
       }
     }
-    (this.mailbox ??= new Mailbox()).push(message, sender);
+    const mailbox = this.mailbox ??= new Mailbox();
+    const capacity = this.props.mailboxCapacity ?? this.core.mailboxCapacity;
+    // A handed message waits too: it is logically the mailbox's head.
+    const waiting = mailbox.size + ((this.flags & HANDED) === 0 ? 0 : 1);
+    if (waiting >= capacity && !isRuntimeNotice(message)) {
+      this.core.deadLetter(
+        message,
+        sender,
+        this,
+        `mailbox full (capacity ${capacity})`,
+      );
+      return;
+    }
+    mailbox.push(message, sender);
     if ((this.flags & (SCHEDULED | BUSY)) === 0 && this.status !== SUSPENDED) {
       this.flags |= SCHEDULED;
       this.core.dispatcher.schedule(this);

@@ -30,7 +30,7 @@ import {
 import { Props } from "./props.ts";
 import { isScheduler, realScheduler, type Scheduler } from "./scheduler.ts";
 import { ForwardedMessage, isTracked } from "./tracked_message.ts";
-import { checkDelay } from "../validation.ts";
+import { checkCount, checkDelay } from "../validation.ts";
 
 /** The default of {@linkcode ActorSystemOptions.shutdownTimeoutMs}. */
 const DEFAULT_SHUTDOWN_TIMEOUT_MS = 5_000;
@@ -77,6 +77,16 @@ export interface ActorSystemOptions {
    * themselves.
    */
   scheduler?: Scheduler;
+  /**
+   * How many messages may wait in an actor's mailbox, for actors whose
+   * `Props` set none; one sent past that is a dead letter ("mailbox full"),
+   * and the sender goes on. A whole number >= 1 or `Infinity`. Default
+   * `Infinity`, as in Akka and OTP: a bound drops messages of a burst the
+   * actor would have caught up with, so it is a choice of the application's.
+   * Set one where a flood must not take the whole process down: each waiting
+   * message holds memory until it is handled.
+   */
+  mailboxCapacity?: number;
 }
 
 /** The guardian of `/user`: parent of every top-level actor. */
@@ -125,6 +135,7 @@ export class SystemCore implements AskOwner {
   readonly deadLetters: DeadLettersRef;
   readonly guardian: ActorCell<never>;
   readonly shutdownTimeoutMs: number;
+  readonly mailboxCapacity: number;
   readonly scheduler: Scheduler;
   terminating = false;
   readonly whenTerminated: Promise<void>;
@@ -149,6 +160,12 @@ export class SystemCore implements AskOwner {
       "create actor system",
       "shutdownTimeoutMs",
       options.shutdownTimeoutMs ?? DEFAULT_SHUTDOWN_TIMEOUT_MS,
+    );
+    this.mailboxCapacity = checkCount(
+      "create actor system",
+      "mailboxCapacity",
+      options.mailboxCapacity ?? Infinity,
+      1,
     );
     const scheduler = options.scheduler ?? realScheduler;
     if (!isScheduler(scheduler)) {

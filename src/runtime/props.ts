@@ -55,6 +55,12 @@ export interface PropsOptions {
    * one never.
    */
   restart?: RestartType;
+  /**
+   * How many messages may wait in this actor's mailbox; one sent past that
+   * is a dead letter ("mailbox full"), and the sender goes on. A whole
+   * number >= 1 or `Infinity`. Default: the system's `mailboxCapacity`.
+   */
+  mailboxCapacity?: number;
 }
 
 export type { FailureClause, RestartType };
@@ -100,6 +106,8 @@ export class Props<T> {
   readonly shutdownTimeoutMs: number | undefined;
   /** Whether the actor is brought back after it ended (see {@linkcode PropsOptions.restart}). */
   readonly restart: RestartType;
+  /** The actor's mailbox capacity; `undefined` means the system's. */
+  readonly mailboxCapacity: number | undefined;
 
   /** Use {@linkcode Props.create}. */
   protected constructor(
@@ -108,12 +116,14 @@ export class Props<T> {
     failureHandling: TypedFailureHandling | undefined,
     shutdownTimeoutMs: number | undefined,
     restart: RestartType = "permanent",
+    mailboxCapacity?: number,
   ) {
     this.factory = factory;
     this.stashCapacity = stashCapacity;
     this.failureHandling = failureHandling;
     this.shutdownTimeoutMs = shutdownTimeoutMs;
     this.restart = restart;
+    this.mailboxCapacity = mailboxCapacity;
   }
 
   /**
@@ -131,7 +141,7 @@ export class Props<T> {
    *
    * @typeParam T The messages the actor accepts.
    * @param factory Returns a new actor instance on each call.
-   * @param options Stash capacity, shutdown timeout, restart type.
+   * @param options Stash capacity, shutdown timeout, restart type, mailbox capacity.
    * @returns The props.
    */
   static create<T>(
@@ -156,14 +166,18 @@ export class Props<T> {
     if (shutdownTimeoutMs !== undefined) {
       checkDelay("create Props", "shutdownTimeoutMs", shutdownTimeoutMs);
     }
-    const { restart = "permanent" } = options;
+    const { restart = "permanent", mailboxCapacity } = options;
     checkRestartType("create Props", restart);
+    if (mailboxCapacity !== undefined) {
+      checkCount(action, "mailboxCapacity", mailboxCapacity, 1);
+    }
     return new Props(
       factory,
       stashCapacity,
       undefined,
       shutdownTimeoutMs,
       restart,
+      mailboxCapacity,
     );
   }
 
@@ -213,6 +227,7 @@ export class SupervisedProps<T> extends Props<T> {
         : new TypedFailureHandling(failureClauses),
       props.shutdownTimeoutMs,
       props.restart,
+      props.mailboxCapacity,
     );
   }
 
