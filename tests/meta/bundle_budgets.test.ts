@@ -1,0 +1,75 @@
+// @runtimes node
+// Node only: it runs bench/size.mjs (esbuild, node:zlib) as a child process,
+// and the bytes are the same whichever runtime asks.
+// Copyright 2026 the understudy authors. MIT license.
+/**
+ * Size is a budget, like correctness (issue 25, item 2): each program a user
+ * would write is bundled the way bench/size.mjs does (esbuild, minified,
+ * browser ESM, gzip -9) and may not grow past its ceiling. Bytes are
+ * deterministic, unlike time, so this is a test and not a benchmark.
+ *
+ * `ceiling` is what the program measures today, rounded up: a change that
+ * adds bytes must raise it here, in the same commit, and say why. `target`
+ * is where the sealed kernel is to bring it (issue 25); a ceiling is lowered
+ * whenever a change brings a program down, never raised to make room.
+ */
+import { describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
+import { join } from "node:path";
+import { execPath } from "node:process";
+import { findRepoRoot } from "./_repo.ts";
+
+interface Budget {
+  /** The row of bench/size.mjs. */
+  id: string;
+  /** Gzip bytes it may not exceed today. */
+  ceiling: number;
+  /** Gzip bytes the issue asks for. */
+  target: number;
+}
+
+const BUDGETS: Budget[] = [
+  { id: "core-nothing", ceiling: 20, target: 20 },
+  { id: "core-tell", ceiling: 12_600, target: 8_000 },
+  { id: "core-backoff-supervisor", ceiling: 15_900, target: 10_000 },
+  { id: "core-backoff-supervisor-websocket", ceiling: 20_400, target: 14_000 },
+  { id: "core-all", ceiling: 21_000, target: 18_000 },
+];
+
+interface Row {
+  id: string;
+  status: string;
+  gzip?: number;
+  reason?: string;
+}
+
+function measureAll(): Map<string, Row> {
+  const root = findRepoRoot();
+  const out = execFileSync(execPath, [join(root, "bench", "size.mjs")], {
+    cwd: root,
+    encoding: "utf8",
+    maxBuffer: 64 * 1024 * 1024,
+  });
+  const line = out.split("\n").find((l) => l.startsWith("@@BENCH "));
+  assert.ok(line, "bench/size.mjs printed no @@BENCH line");
+  const { sizes } = JSON.parse(line.slice("@@BENCH ".length)) as {
+    sizes: Row[];
+  };
+  return new Map(sizes.map((row) => [row.id, row]));
+}
+
+describe("per-use bundle budgets (esbuild, minified, gzip -9)", () => {
+  const rows = measureAll();
+  for (const { id, ceiling, target } of BUDGETS) {
+    it(`${id} stays within ${ceiling} B (target ${target} B)`, () => {
+      const row = rows.get(id);
+      assert.ok(row, `bench/size.mjs has no row ${id}`);
+      assert.equal(row.status, "ok", `${id}: ${row.reason}`);
+      assert.ok(
+        row.gzip! <= ceiling,
+        `${id} is ${row.gzip} B gzipped, over its ceiling of ${ceiling} B: find what grew (the row's contributors in bench/size.mjs), or raise the ceiling here saying why`,
+      );
+    });
+  }
+});
