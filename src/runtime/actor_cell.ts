@@ -1169,11 +1169,28 @@ export class ActorCell<T> extends ActorRef<T>
     this.scheduleIfRunnable();
   }
 
+  /** The last handler a restart left behind ended: a stop waiting for it goes on. */
+  leftBehindEnded(): void {
+    if (this.status === STOPPING && (this.extras?.children?.size ?? 0) === 0) {
+      this.#finishStop();
+    }
+  }
+
   /** The shutdown timeout passed: abandon what the stop still waits for. */
   stopTimedOut(timeoutMs: number): void {
     if ((this.flags & BUSY) !== 0) {
       abandonInFlight(this.#cell, timeoutMs);
       this.scheduleIfRunnable(); // STOP_REQUESTED: the stop proceeds
+    } else if (
+      this.status === STOPPING && (this.flags & POST_STOP_CALLED) === 0
+    ) {
+      // Waiting for handlers left behind (#finishStop): they are abandoned,
+      // and the last one's end goes on with the stop.
+      reportTimedOut(this.#cell, "handler", timeoutMs);
+      abandonAllLeftBehind(
+        this.#cell,
+        `abandoned: a restart replaced its handler, which did not settle within the ${timeoutMs} ms shutdown timeout`,
+      );
     } else if (
       this.status === STOPPING && (this.flags & POST_STOP_CALLED) !== 0
     ) {
@@ -1242,6 +1259,12 @@ export class ActorCell<T> extends ActorRef<T>
 
   #finishStop(): void {
     if ((this.flags & POST_STOP_CALLED) !== 0) return;
+    // Handlers a restart left behind end first, as the one in flight does:
+    // their messages were taken, and postStop cleans up after them.
+    if ((this.extras?.leftBehind?.size ?? 0) > 0) {
+      armStopTimer(this.#cell);
+      return;
+    }
     const waiting = this.#callPostStop(() => this.#terminated());
     if (waiting) armStopTimer(this.#cell);
     else this.#terminated();

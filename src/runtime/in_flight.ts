@@ -6,10 +6,11 @@
  * restarts or stops, so that every message gets one outcome and no stop
  * waits forever. A restart leaves the replaced instance's handler behind: it
  * may still settle (a rejection is then a dead letter), and after the
- * shutdown timeout, or when the actor stops, it is abandoned and its message
- * becomes a dead letter. A stop waits for the handler in flight and for an
- * async `postStop`, together at most the shutdown timeout (the stop timer),
- * then abandons them with an `ActorStopTimedOut` event. Internal to the
+ * shutdown timeout it is abandoned and its message becomes a dead letter.
+ * A stop waits for the handler in flight, for the handlers left behind and
+ * for an async `postStop`, at most the shutdown timeout each (the stop
+ * timer), then abandons them with an `ActorStopTimedOut` event; a stop
+ * forced by the system's deadline abandons them at once. Internal to the
  * runtime; the cell calls these.
  *
  * @module
@@ -134,9 +135,11 @@ export function leftBehindSettled(
   inFlight: InFlight,
 ): void {
   endTracked(inFlight, false);
-  if (cell.extras?.leftBehind?.delete(inFlight)) {
+  const leftBehind = cell.extras?.leftBehind;
+  if (leftBehind?.delete(inFlight)) {
     cell.core.scheduler.clearTimeout(inFlight.timer);
     inFlight.timer = undefined;
+    if (leftBehind.size === 0) cell.leftBehindEnded();
   }
 }
 
@@ -152,17 +155,18 @@ function abandonLeftBehind(
   cell.core.deadLetter(inFlight.message, inFlight.sender, cell, reason);
 }
 
-/** The actor stopped: every handler still left behind is abandoned. */
-export function abandonAllLeftBehind(cell: ActorCell<never>): void {
+/**
+ * Every handler still left behind is abandoned: a stop's shutdown timeout
+ * passed, or the stop was forced (the system's deadline).
+ */
+export function abandonAllLeftBehind(
+  cell: ActorCell<never>,
+  reason =
+    "abandoned: the actor stopped while a replaced instance's handler was in flight",
+): void {
   const leftBehind = cell.extras?.leftBehind;
   if (leftBehind === undefined) return;
-  for (const inFlight of leftBehind) {
-    abandonLeftBehind(
-      cell,
-      inFlight,
-      "abandoned: the actor stopped while a replaced instance's handler was in flight",
-    );
-  }
+  for (const inFlight of leftBehind) abandonLeftBehind(cell, inFlight, reason);
 }
 
 /** An async handler of a replaced instance rejected: its message is still owed an outcome. */

@@ -890,12 +890,17 @@ describe("a frozen actor instance", () => {
 });
 
 describe("exactly-once accounting for handlers that never settle", () => {
-  it("a handler left behind by an AllForOne restart is dead-lettered once when the actor stops", async () => {
+  it("a handler left behind by an AllForOne restart that never settles is dead-lettered once, at the stop's shutdown timeout", async () => {
     const system = createSystem({ shutdownTimeoutMs: 60_000 });
     const dead = collectDeadLetters(system);
+    class Hanging extends Actor<string> {
+      onReceive(): Promise<void> {
+        return new Promise<void>(() => {});
+      }
+    }
     const parent = restartingParent(
       system,
-      fnProps<string>(() => new Promise<void>(() => {})),
+      Props.create(() => new Hanging(), { shutdownTimeoutMs: 30 }),
     );
     parent.tell("hang");
     await settle();
@@ -904,7 +909,36 @@ describe("exactly-once accounting for handlers that never settle", () => {
     assert.deepEqual(dead.map((d) => d.message), ["crash"]);
     await system.terminate();
     assert.deepEqual(dead.map((d) => d.message), ["crash", "hang"]);
-    assert.match(dead[1].reason, /abandoned: the actor stopped/);
+    assert.match(dead[1].reason, /did not settle within the 30 ms/);
+  });
+
+  it("a stop waits for a handler an AllForOne restart left behind: it ends handled, not also a dead letter, and postStop runs after it", async () => {
+    const system = createSystem({ shutdownTimeoutMs: 60_000 });
+    const dead = collectDeadLetters(system);
+    const journal: string[] = [];
+    const gate = deferred<void>();
+    class Slow extends Actor<string> {
+      async onReceive(message: string): Promise<void> {
+        if (message !== "hang") return;
+        await gate.promise;
+        journal.push("handled hang");
+      }
+      override postStop(): void {
+        journal.push("postStop");
+      }
+    }
+    const parent = restartingParent(system, Props.create(() => new Slow()));
+    parent.tell("hang");
+    await settle();
+    parent.tell("crash"); // a group restart leaves the handler behind
+    await settle();
+    const terminated = system.terminate(); // the stop waits for it
+    await settle();
+    assert.deepEqual(journal, ["postStop"]); // the replaced instance's preRestart
+    gate.resolve();
+    await terminated;
+    assert.deepEqual(journal, ["postStop", "handled hang", "postStop"]);
+    assert.deepEqual(dead.map((d) => d.message), ["crash"]);
   });
 });
 
