@@ -883,6 +883,7 @@ export class ActorCell<T> extends ActorRef<T>
   #start(restartReason: unknown): void {
     this.status = STARTING;
     this.flags |= UNSTARTED;
+    if (this.extras !== undefined) this.extras.retired = undefined;
     releaseHeld(this.#cell); // siblings restarted after this one start after it
     let actor: Actor<T>;
     try {
@@ -1019,6 +1020,7 @@ export class ActorCell<T> extends ActorRef<T>
       this.logError("preRestart failed", error);
     }
     this.actor = undefined;
+    this.ensureExtras().retired = old;
     replaceContext(
       this.#cell,
       old,

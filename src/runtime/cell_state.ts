@@ -132,6 +132,12 @@ export class CellExtras {
   /** Live children, in creation order. */
   children: Children<ActorCell<never>> | undefined = undefined;
   generatedNames = 0;
+  /**
+   * The instance a restart let go, until the fresh one is made: it still
+   * takes over what its children, stopping for the restart, never
+   * processed (`undelivered.ts`).
+   */
+  retired: object | undefined = undefined;
   /** Why the next start is a restart; NO_MESSAGE for a first start. */
   restartReason: unknown = NO_MESSAGE;
   /** The async hook or handler the cell waits for (with the BUSY flag). */

@@ -95,8 +95,8 @@ export interface UndeliveredTaker {
 /**
  * The runtime's side of the port: a stopping cell's messages it will never
  * process (the stash first, then the mailbox, oldest first; runtime notices
- * left out) go to its parent's taker if the parent has one, else to dead
- * letters.
+ * left out) go to its parent's taker if the parent has one (during the
+ * parent's restart, the instance the restart let go), else to dead letters.
  */
 export function releaseUndelivered(cell: ActorCell<never>): void {
   cell.settleHanded();
@@ -113,7 +113,10 @@ export function releaseUndelivered(cell: ActorCell<never>): void {
       });
     }
   }
-  const parent = cell.parentCell?.actor as
+  // A parent restarting (its children stop first) has no instance: the
+  // one it let go took the children's messages, and takes them over still.
+  const parentCell = cell.parentCell;
+  const parent = (parentCell?.actor ?? parentCell?.extras?.retired) as
     | Partial<UndeliveredTaker>
     | undefined;
   let takeOver: UndeliveredTaker[typeof takeOverUndelivered] | undefined;

@@ -10,6 +10,7 @@ import {
   Actor,
   type ActorRef,
   ActorSystem,
+  AllForOneStrategy,
   type CurrentChild,
   DeadLetter,
   Props,
@@ -846,5 +847,64 @@ describe("BackoffSender: logging", () => {
       /^child \/user\/sender\/failing-\d+ failed: Error: boom$/,
     );
     await logged.terminate();
+  });
+});
+
+describe("BackoffSender restarted by its parent", () => {
+  it("dead-letters each unacknowledged message once: deliveries the child never began are not published again as Tracked envelopes", async () => {
+    const scheduler = new ManualScheduler();
+    const system = ActorSystem.create("restarted", {
+      scheduler,
+      logLevel: "error",
+    });
+    const dead: DeadLetter[] = [];
+    system.eventStream.subscribe(DeadLetter, (d) => dead.push(d));
+    /** Never acks: every delivery stays unacknowledged, queued in the child. */
+    class Holder extends Actor<Tracked> {
+      onReceive(): Promise<void> {
+        return new Promise<void>(() => {});
+      }
+    }
+    class Group extends Actor<string> {
+      override supervisorStrategy = new AllForOneStrategy(() => "restart");
+      readonly sender = this.context.actorOf(
+        BackoffSender.props<string>({
+          childProps: Props.create(() => new Holder(), {
+            shutdownTimeoutMs: 10,
+          }),
+          childName: "holder",
+        }),
+        "sender",
+      );
+      readonly crashing = this.context.actorOf(
+        Props.create(() => new Crashing()),
+        "crashing",
+      );
+      onReceive(message: string): void {
+        if (message === "crash") this.crashing.tell(message);
+        else this.sender.tell(message);
+      }
+    }
+    class Crashing extends Actor<string> {
+      onReceive(): void {
+        throw new Error("crash");
+      }
+    }
+    const group = system.actorOf(Props.create(() => new Group()), "group");
+    for (const m of ["a", "b", "c"]) group.tell(m);
+    await scheduler.timePasses(0);
+    group.tell("crash"); // the group restart restarts the BackoffSender
+    await scheduler.timePasses(100);
+    const payloads = dead.map((d) =>
+      d.message instanceof BackoffSenderTracked
+        ? `Tracked(${d.message.message})`
+        : d.message
+    );
+    // Each message once, from the sender that gave it up. The delivery of
+    // "a", abandoned in the child's handler at its shutdown timeout, is
+    // reported by the runtime as a crashed delivery is (see "retries …");
+    // those of "b" and "c", never begun, went back to the sender.
+    assert.deepEqual(payloads.sort(), ["Tracked(a)", "a", "b", "c", "crash"]);
+    await system.terminate();
   });
 });
