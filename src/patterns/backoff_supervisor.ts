@@ -258,6 +258,8 @@ export class BackoffSupervisor<T> extends Actor<unknown> {
   readonly #decision: BackoffDecision;
   /** Messages waiting for a child, oldest first. */
   readonly #stash = new Stash();
+  /** A restart let this instance go (`preRestart`): it keeps nothing more. */
+  #restarted = false;
   #state: ChildState<T> = {
     kind: "down",
     respawn: undefined,
@@ -322,6 +324,7 @@ export class BackoffSupervisor<T> extends Actor<unknown> {
     message?: unknown,
   ): void | Promise<void> {
     this.#releaseStash("supervisor restarted");
+    this.#restarted = true;
     return super.preRestart(reason, message);
   }
 
@@ -423,9 +426,16 @@ export class BackoffSupervisor<T> extends Actor<unknown> {
       this.#state = { kind: "dying", child: state.child, how: "stop" };
     }
     if (undelivered.length === 0) return;
-    if (this.#settings.forward === "drop") {
+    // After a restart let this instance go, its child's messages come here
+    // still (the runtime's port): no next child of this instance takes them.
+    const ended = this.#restarted;
+    if (this.#settings.forward === "drop" || ended) {
       for (const { message, sender } of undelivered) {
-        this.#undeliverable(message, sender, "child stopped (forward: drop)");
+        this.#undeliverable(
+          message,
+          sender,
+          ended ? "supervisor restarted" : "child stopped (forward: drop)",
+        );
       }
       return;
     }

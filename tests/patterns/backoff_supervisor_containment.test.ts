@@ -11,6 +11,7 @@ import {
   type ActorRef,
   ActorRestarted,
   type ActorSystem,
+  AllForOneStrategy,
   type BackoffOptions,
   BackoffScheduled,
   BackoffSupervisor,
@@ -550,6 +551,56 @@ describe("BackoffSupervisor: its own restart", () => {
     assert.deepEqual(script.handled.map((h) => [h.id, h.path]), [
       [1, "/user/parent/supervisor/child-1"],
       [4, "/user/parent/supervisor/child-1"], // the new incarnation's first child
+    ]);
+  });
+});
+
+describe("BackoffSupervisor restarted with its group", () => {
+  it("dead-letters once, 'supervisor restarted', what its stopping child never began (chaos seed -1802562229)", async () => {
+    class Hanging extends Actor<string> {
+      onReceive(message: string): Promise<void> | void {
+        if (message === "hang") return new Promise<void>(() => {});
+      }
+    }
+    class Group extends Actor<string> {
+      override supervisorStrategy = new AllForOneStrategy(() => "restart");
+      readonly supervisor = this.context.actorOf(
+        BackoffSupervisor.props({
+          childProps: Props.create(() => new Hanging(), {
+            shutdownTimeoutMs: 10,
+          }),
+          minBackoff: 100,
+          maxBackoff: 1_000,
+          randomFactor: 0,
+        }),
+        "supervisor",
+      );
+      readonly crashing = this.context.actorOf(
+        Props.create(() =>
+          new (class extends Actor<string> {
+            onReceive(): void {
+              throw new Error("crash");
+            }
+          })()
+        ),
+        "crashing",
+      );
+      onReceive(message: string): void {
+        if (message === "crash") this.crashing.tell(message);
+        else this.supervisor.tell(message);
+      }
+    }
+    const group = system.actorOf(Props.create(() => new Group()), "group");
+    await settle(clock);
+    for (const m of ["hang", "a", "b"]) group.tell(m);
+    await settle(clock);
+    group.tell("crash"); // restarts the BackoffSupervisor with its group
+    await clock.tickAsync(50);
+    await settle(clock);
+    const dead = eventsOf(events, DeadLetter).map((d) => [d.message, d.reason]);
+    assert.deepEqual(dead.filter(([m]) => m === "a" || m === "b"), [
+      ["a", "supervisor restarted"],
+      ["b", "supervisor restarted"],
     ]);
   });
 });
