@@ -87,6 +87,15 @@ export interface ActorSystemOptions {
    * message holds memory until it is handled.
    */
   mailboxCapacity?: number;
+  /**
+   * How many dead letters are logged (at `"info"`, with the recipient, the
+   * reason and the message) before the log falls silent for five minutes;
+   * then as many again. Default 10, as in Akka; `0` logs none (all are
+   * still published as {@linkcode DeadLetter} events, and logged at
+   * `"debug"`). Those of a `terminate()` are not logged: a shutdown's are
+   * expected.
+   */
+  logDeadLetters?: number;
 }
 
 /** The guardian of `/user`: parent of every top-level actor. */
@@ -136,6 +145,10 @@ export class SystemCore implements AskOwner {
   readonly guardian: ActorCell<never>;
   readonly shutdownTimeoutMs: number;
   readonly mailboxCapacity: number;
+  /** Dead letters logged per allowance (`logDeadLetters`). */
+  readonly #deadLetterAllowance: number;
+  #deadLettersLogged = 0;
+  #deadLetterLogPausedUntil = -Infinity;
   readonly scheduler: Scheduler;
   terminating = false;
   readonly whenTerminated: Promise<void>;
@@ -166,6 +179,11 @@ export class SystemCore implements AskOwner {
       "mailboxCapacity",
       options.mailboxCapacity ?? Infinity,
       1,
+    );
+    this.#deadLetterAllowance = checkCount(
+      "create actor system",
+      "logDeadLetters",
+      options.logDeadLetters ?? 10,
     );
     const scheduler = options.scheduler ?? realScheduler;
     if (!isScheduler(scheduler)) {
@@ -221,7 +239,10 @@ export class SystemCore implements AskOwner {
     if (sender instanceof AskRef) {
       sender.fail(new UndeliveredError(recipient.path, reason));
     }
-    this.log.debug(`dead letter to ${recipient.path} (${reason})`, message);
+    this.#logDeadLetter(
+      `dead letter to ${recipient.path} (${reason})`,
+      message,
+    );
     if (this.eventStream.hasSubscribers) {
       this.eventStream.publish(
         new DeadLetter(
@@ -231,6 +252,26 @@ export class SystemCore implements AskOwner {
           reason,
         ),
       );
+    }
+  }
+
+  /**
+   * The first dead letters of each allowance at `"info"` (a mistyped
+   * message should not vanish without a word), then a pause that says so;
+   * the rest, and a shutdown's, at `"debug"`. Rate-limited by the
+   * scheduler's clock, so it starts no timer.
+   */
+  #logDeadLetter(text: string, message: unknown): void {
+    const allowance = this.#deadLetterAllowance;
+    const now = this.scheduler.now();
+    if (
+      allowance === 0 || this.terminating ||
+      now < this.#deadLetterLogPausedUntil
+    ) return this.log.debug(text, message);
+    this.log.info(text, message);
+    if (++this.#deadLettersLogged % allowance === 0) {
+      this.#deadLetterLogPausedUntil = now + 300_000;
+      this.log.info("further dead letters not logged for 5 min");
     }
   }
 

@@ -27,6 +27,7 @@ import {
   recorderProps,
   settle,
 } from "./_helpers.ts";
+import { ManualScheduler } from "../../src/testing/manual_scheduler.ts";
 
 describe("Dead letters", () => {
   let system: ActorSystem;
@@ -202,21 +203,71 @@ describe("Dead letters", () => {
     ]]);
   });
 
-  it("are logged at debug level", async () => {
+  it("are logged at debug level when logDeadLetters is 0", async () => {
     const { records, sink } = logRecorder();
-    const logged = createSystem({ logLevel: "debug", logger: sink });
+    const logged = createSystem({
+      logLevel: "debug",
+      logger: sink,
+      logDeadLetters: 0,
+    });
     try {
       logged.deadLetters.tell("lost");
-      assert.ok(
-        records.some((r) =>
-          r.level === "debug" &&
-          /dead letter to \/deadLetters/.test(r.message) &&
-          r.data.includes("lost")
+      assert.deepEqual(
+        records.filter((r) => /dead letter/.test(r.message)).map((r) =>
+          r.level
         ),
+        ["debug"],
       );
+      assert.ok(records.some((r) => r.data.includes("lost")));
     } finally {
       await logged.terminate();
     }
+  });
+
+  it("the first logDeadLetters (default 10) are logged at info, then a pause of five minutes says so, then as many again", async () => {
+    const { records, sink } = logRecorder();
+    const scheduler = new ManualScheduler();
+    const logged = createSystem({ logLevel: "info", logger: sink, scheduler });
+    try {
+      const infos = () =>
+        records.filter((r) => r.level === "info").map((r) => r.message);
+      for (let i = 0; i < 12; i++) logged.deadLetters.tell(`lost ${i}`);
+      assert.equal(infos().length, 11);
+      assert.match(
+        infos()[0],
+        /^dead letter to \/deadLetters \(sent to deadLetters\)$/,
+      );
+      assert.equal(infos()[10], "further dead letters not logged for 5 min");
+      await scheduler.timePasses(300_000);
+      logged.deadLetters.tell("after the pause");
+      assert.equal(infos().length, 12);
+    } finally {
+      await logged.terminate();
+    }
+  });
+
+  it("a terminate()'s dead letters are not logged at info", async () => {
+    const { records, sink } = logRecorder();
+    const logged = createSystem({ logLevel: "info", logger: sink });
+    const ref = logged.actorOf(
+      Props.create(() =>
+        new (class extends Actor<string> {
+          onReceive(): Promise<void> {
+            return new Promise(() => {});
+          }
+        })(), { shutdownTimeoutMs: 10 }),
+      "stuck",
+    );
+    ref.tell("hang");
+    ref.tell("queued");
+    await settle();
+    await logged.terminate();
+    assert.deepEqual(
+      records.filter((r) =>
+        r.level === "info" && /dead letter/.test(r.message)
+      ),
+      [],
+    );
   });
 });
 
