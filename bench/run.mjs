@@ -5,7 +5,7 @@
  * bench/plan.mjs in its own fresh process, or fresh Chromium page through
  * bench/browser.mjs (one after another, never two at once), prints a
  * Markdown table of medians, writes bench/results/latest.json, and
- * regenerates BENCHMARKS.md, bench/results/chart.svg and the README's fairness table.
+ * regenerates BENCHMARKS.md, bench/results/chart.svg and the fairness table of docs/benchmarks.md.
  *
  * Flags:
  *   --quick         small sizes, 1 warm-up + 3 runs; writes to .build/bench/quick/
@@ -46,7 +46,7 @@ import {
   formatMarkdown,
   renderBenchmarksMd,
   renderSummary,
-  updateReadmeFairness,
+  updateFairnessPage,
 } from "./report.mjs";
 
 const benchDir = dirname(fileURLToPath(import.meta.url));
@@ -550,7 +550,7 @@ async function main() {
   );
   if (mdPath === join(root, "BENCHMARKS.md")) {
     formatMarkdown(mdPath, root);
-    updateReadmeFairness(root, results);
+    updateFairnessPage(root, results);
   }
   console.log(renderSummary(results));
   console.error(

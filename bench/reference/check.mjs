@@ -8,7 +8,7 @@
  * through bench/lib/harness.ts, as `npm run bench` runs it) and the reference
  * alternate, process after process, so both see the same machine. Prints
  * each side's median msg/s (min–max) and the ratios that BENCHMARKS.md and
- * the README state.
+ * docs/benchmarks.md state.
  *
  *   node bench/reference/check.mjs [--rounds=N] [--runs=N] [--repeat=N]
  *

@@ -1,7 +1,7 @@
 // @runtimes deno node bun
 // Copyright 2026 the understudy authors. MIT license.
 /**
- * The floors of the house (README, "How it is built"): each module imports
+ * The floors of the house (docs/architecture.md, "How it is built"): each module imports
  * only its own floor and the floors below, so a reader can learn the library
  * from the ground up and a bundler can drop what a program does not use.
  *

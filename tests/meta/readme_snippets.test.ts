@@ -1,10 +1,11 @@
 // @runtimes deno
 // Copyright 2026 the understudy authors. MIT license.
-// Every TypeScript block of README.md type-checks and runs as pasted, with
-// `@understudy/core` (and its `/backoff` and `/websocket` entries) resolved
-// to this checkout, so a snippet cannot drift from the API. A run must end by
-// itself within RUN_LIMIT_MS and exit 0. A block that must not run says why
-// in its info string: ```ts no-run: <reason> (it is still type-checked).
+// Every TypeScript block of the manual (README.md and every Markdown file
+// under docs/, found by walking it) type-checks and runs as pasted, with
+// `@understudy/core` and each of its entries resolved to this checkout, so a
+// snippet cannot drift from the API. A run must end by itself within
+// RUN_LIMIT_MS and exit 0. A block that must not run says why in its info
+// string: ```ts no-run: <reason> (it is still type-checked).
 // Deno only: it runs `deno check` and `deno run` on the blocks.
 
 import { after, before, describe, it } from "node:test";
@@ -13,15 +14,21 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { findRepoRoot, parseJsonc } from "./_repo.ts";
+import { manualFiles } from "./_markdown.ts";
 import { type Snippet, typescriptSnippets } from "./_snippets.ts";
 
 const RUN_LIMIT_MS = 10_000;
 const CHECK_LIMIT_MS = 120_000;
 
 const root = findRepoRoot();
-const snippets = typescriptSnippets(
-  readFileSync(join(root, "README.md"), "utf8"),
+const files = manualFiles(root);
+/** Each block, with the index of its file in `files`. */
+const snippets = files.flatMap((file, index) =>
+  typescriptSnippets(readFileSync(join(root, file), "utf8")).map((
+    snippet,
+  ) => ({ ...snippet, file, index }))
 );
+type Located = Snippet & { file: string; index: number };
 
 /** `@understudy/core`, its subpaths and `jsr:` forms, to local files. */
 function importMap(): { imports: Record<string, string> } {
@@ -78,23 +85,26 @@ async function deno(args: string[], limitMs: number): Promise<Outcome> {
   };
 }
 
-const fileName = (s: Snippet) => `readme_L${s.line}.ts`;
+/** A block's file in the temporary directory: its Markdown file's index and line. */
+const fileName = (s: Located) => `md${s.index}_L${s.line}.ts`;
 
-describe("README.md TypeScript snippets", () => {
+describe("TypeScript snippets of README.md and docs/", () => {
   let dir = "";
   let check: Outcome;
   const common = () => ["--no-config", "--import-map", join(dir, "map.json")];
 
-  /** Tool output with the snippet files' locations as README.md lines. */
+  /** Tool output with the snippet files' locations as Markdown lines. */
   const located = (text: string) =>
     text.replace(
-      /(?:file:\/\/)?\S*readme_L(\d+)\.ts:(\d+)(?::(\d+))?/g,
-      (_, fence, line, col) =>
-        `README.md:${Number(fence) + Number(line)}${col ? `:${col}` : ""}`,
+      /(?:file:\/\/)?\S*md(\d+)_L(\d+)\.ts:(\d+)(?::(\d+))?/g,
+      (_, index, fence, line, col) =>
+        `${files[Number(index)]}:${Number(fence) + Number(line)}${
+          col ? `:${col}` : ""
+        }`,
     );
 
   before(async () => {
-    dir = await Deno.makeTempDir({ prefix: "understudy-readme-" });
+    dir = await Deno.makeTempDir({ prefix: "understudy-snippets-" });
     await Deno.writeTextFile(
       join(dir, "map.json"),
       JSON.stringify(importMap(), null, 2),
@@ -113,12 +123,19 @@ describe("README.md TypeScript snippets", () => {
     if (dir) await Deno.remove(dir, { recursive: true });
   });
 
-  it("has TypeScript snippets to check", () => {
-    assert.ok(snippets.length > 0, "no ```ts block found in README.md");
+  it("has TypeScript snippets to check, in README.md and in docs/", () => {
+    assert.ok(
+      snippets.some((s) => s.file === "README.md"),
+      "no ```ts block found in README.md",
+    );
+    assert.ok(
+      snippets.some((s) => s.file.startsWith("docs/")),
+      `no \`\`\`ts block found in docs/ (${files.join(", ")})`,
+    );
   });
 
   for (const snippet of snippets) {
-    const where = `README.md:${snippet.line}`;
+    const where = `${snippet.file}:${snippet.line}`;
     const runs = snippet.noRun === undefined;
     it(`${where} type-checks${runs ? " and runs to completion" : ""}`, async () => {
       assert.ok(
@@ -130,7 +147,7 @@ describe("README.md TypeScript snippets", () => {
         const chunks = check.output.split("\n")
           .filter((l) => !/^Check /.test(l)).join("\n").split(/\n\s*\n/);
         const mine = chunks.filter((c) => c.includes(fileName(snippet)));
-        const anyAttributed = chunks.some((c) => /readme_L\d+\.ts/.test(c));
+        const anyAttributed = chunks.some((c) => /md\d+_L\d+\.ts/.test(c));
         assert.ok(
           mine.length === 0 && anyAttributed,
           `${where} does not type-check:\n${

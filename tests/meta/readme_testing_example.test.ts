@@ -1,10 +1,11 @@
 // @runtimes deno node bun
 // Copyright 2026 the understudy authors. MIT license.
 /**
- * The README's "Testing your actors" test is `tests/testing/readme_example.test.ts`
- * with the package's import specifiers, so the suite runs it under
- * `deno test`, `bun test` and `node --test` (and the snippet test runs the
- * README's copy under `deno test`): it cannot drift.
+ * The test files that docs/testing.md shows (its "Testing your actors"
+ * example, once the README's, and those of virtual time, the probe and the
+ * logs) are files of tests/testing/ with the package's import specifiers, so
+ * the suite runs each in every runtime (and the snippet test runs the page's
+ * copy under `deno test`): none can drift from the page.
  */
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
@@ -15,19 +16,35 @@ import { typescriptSnippets } from "./_snippets.ts";
 
 const root = findRepoRoot();
 
-describe("README: Testing your actors", () => {
-  it("shows tests/testing/readme_example.test.ts as it is", () => {
-    const file = readFileSync(
-      join(root, "tests/testing/readme_example.test.ts"),
-      "utf8",
-    )
-      .replaceAll('"../../mod.ts"', '"@understudy/core"')
-      .replaceAll('"../../src/testing/mod.ts"', '"@understudy/core/testing"');
-    const readme = readFileSync(join(root, "README.md"), "utf8");
-    const blocks = typescriptSnippets(readme).filter((s) =>
-      s.code.includes("Repository under a BackoffSupervisor")
-    );
-    assert.equal(blocks.length, 1, "one README block holds the example test");
-    assert.equal(blocks[0].code.trim(), file.trim());
-  });
+/** Each file, and the `describe` name that marks its block on the page. */
+const SHOWN = [
+  [
+    "tests/testing/readme_example.test.ts",
+    "Repository under a BackoffSupervisor",
+  ],
+  ["tests/testing/guide_virtual_time.test.ts", "a session in virtual time"],
+  [
+    "tests/testing/guide_test_probe.test.ts",
+    "Prices, with a probe for its backend",
+  ],
+  ["tests/testing/guide_logs.test.ts", "what an actor system logs"],
+] as const;
+
+describe("docs/testing.md shows test files of tests/testing/ as they are", () => {
+  const page = readFileSync(join(root, "docs/testing.md"), "utf8");
+  const blocks = typescriptSnippets(page);
+  for (const [path, name] of SHOWN) {
+    it(path, () => {
+      const file = readFileSync(join(root, path), "utf8")
+        .replaceAll('"../../mod.ts"', '"@understudy/core"')
+        .replaceAll('"../../src/testing/mod.ts"', '"@understudy/core/testing"');
+      const shown = blocks.filter((s) => s.code.includes(`describe("${name}"`));
+      assert.equal(
+        shown.length,
+        1,
+        `one block of docs/testing.md holds ${path}`,
+      );
+      assert.equal(shown[0].code.trim(), file.trim());
+    });
+  }
 });
