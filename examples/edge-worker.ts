@@ -24,6 +24,8 @@
  * {@linkcode EdgeGateway} and set `UPSTREAM` as a variable: each request is
  * then forwarded to that one object. Without `GATEWAY` (a runtime whose
  * isolates share I/O between requests) it answers in place.
+ * docs/edge-lifetimes.md says which lifetime (per request, per isolate,
+ * per Durable Object) keeps what; a connection has to be the last.
  * `tests/workerd/edge_worker.test.ts` runs it in workerd that way.
  *
  * @module
