@@ -195,6 +195,9 @@ export class SystemCore implements AskOwner {
       );
     }
     this.scheduler = scheduler;
+    // A host that refuses timers (a Worker's global scope) refuses the
+    // system here, at the call, not its actors' first timers later on.
+    scheduler.clearTimeout(scheduler.setTimeout(() => {}, 0));
     this.pendingAsks = new PendingAsks(scheduler);
     const strategy = options.guardianStrategy ?? defaultStrategy;
     checkStrategy("create actor system", "guardianStrategy", strategy);

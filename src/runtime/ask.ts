@@ -86,12 +86,14 @@ export class AskRef<R> extends ActorRef<unknown> {
       this.#reject(signal.reason);
       return;
     }
+    // Registered first: a scheduler that refuses the timer (a host's limit)
+    // throws out of the ask with nothing left behind.
+    owner.pendingAsks.add(this as AskRef<unknown>);
     if (signal !== undefined) {
       this.#signal = signal;
       this.#onAbort = () => this.fail(signal.reason);
       signal.addEventListener("abort", this.#onAbort);
     }
-    owner.pendingAsks.add(this as AskRef<unknown>);
   }
 
   /** Whether the ask has ended (replied, failed, timed out or aborted). */
@@ -255,7 +257,12 @@ export class PendingAsks {
     if (queue.last === undefined) queue.first = ask;
     else queue.last.next = ask;
     queue.last = ask;
-    queue.arm(this.#scheduler.now());
+    try {
+      queue.arm(this.#scheduler.now());
+    } catch (error) {
+      this.remove(ask); // the ask is refused, not left to fail later unheld
+      throw error;
+    }
   }
 
   /** Forgets a settled ask. */

@@ -11,7 +11,8 @@
  *   3  src/runtime/        the kernel and its ports
  *   4  src/patterns/       the BackoffSupervisor
  *   5  src/websocket/      the supervised WebSocket; and beside it the
- *      src/worker/, src/durable/ transports and the src/testing/ kit
+ *      src/worker/, src/durable/ transports, src/edge/ (stateless Workers)
+ *      and the src/testing/ kit
  *
  * Patterns reach the runtime only through its public modules and the one
  * documented port (`undelivered.ts`), never the cell or the mailbox.
@@ -37,6 +38,7 @@ function floorOf(file: string): number {
     websocket: 5,
     worker: 5,
     durable: 5,
+    edge: 5,
     testing: 5,
   };
   return floors[rel[0]] ?? -1;

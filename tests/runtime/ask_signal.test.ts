@@ -282,3 +282,41 @@ describe("ask's options object", () => {
     );
   });
 });
+
+describe("ask on a scheduler that refuses its timer", () => {
+  it("throws out of the ask and leaves nothing behind: no listener, no ask that terminate() rejects unheld", async () => {
+    // A host's limit on timers (as an edge scheduler's maxDelayMs): a
+    // delay over 1 s is refused.
+    const scheduler = {
+      setTimeout(fn: () => void, ms: number): unknown {
+        if (ms > 1_000) throw new RangeError(`refused a ${ms} ms timer`);
+        return setTimeout(fn, ms);
+      },
+      clearTimeout(handle: unknown): void {
+        clearTimeout(handle as ReturnType<typeof setTimeout>);
+      },
+      now: () => Date.now(),
+    };
+    const system = createSystem({ scheduler, shutdownTimeoutMs: 500 });
+    const unhandled: unknown[] = [];
+    const onUnhandled = (event: PromiseRejectionEvent) => {
+      unhandled.push(event.reason);
+      event.preventDefault();
+    };
+    globalThis.addEventListener?.("unhandledrejection", onUnhandled);
+    try {
+      const ref = system.actorOf(recorderProps(), "r");
+      const controller = new AbortController();
+      assert.throws(
+        () => ref.ask("q", { timeoutMs: 5_000, signal: controller.signal }),
+        /refused a 5000 ms timer/,
+      );
+      controller.abort(); // no listener of the refused ask is left to run
+      await system.terminate();
+      await settle();
+      assert.deepEqual(unhandled, []);
+    } finally {
+      globalThis.removeEventListener?.("unhandledrejection", onUnhandled);
+    }
+  });
+});

@@ -33,11 +33,12 @@ describe("what an actor system logs", () => {
     assert.deepEqual(
       records.map(({ level, path, message }) => `${level} ${path} ${message}`),
       [
+        "info /test dead letter to /user/parser (processing failed: Error: empty input)",
         "error /user/parser failed (restart)",
         "info /user/parser parsed 3 characters",
       ],
     );
-    assert.equal((records[0].error as Error).message, "empty input");
+    assert.equal((records[1].error as Error).message, "empty input");
     await system.terminate();
   });
 
@@ -59,11 +60,11 @@ describe("what an actor system logs", () => {
       logger: sink,
     });
     system.log.debug("configured"); // the system's own logger: path "/app"
-    system.deadLetters.tell("lost"); // dead letters are logged at debug
+    system.deadLetters.tell("lost"); // the first 10 dead letters: at info
     await system.terminate();
     assert.deepEqual(lines, [
       '{"level":"debug","path":"/app","message":"configured"}',
-      '{"level":"debug","path":"/app","message":"dead letter to /deadLetters (sent to deadLetters)"}',
+      '{"level":"info","path":"/app","message":"dead letter to /deadLetters (sent to deadLetters)"}',
     ]);
   });
 });
