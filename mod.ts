@@ -73,6 +73,8 @@ export {
   type EventClass,
   type EventListener,
   EventStream,
+  MessageReceived,
+  MessageSent,
 } from "./src/runtime/event_stream.ts";
 export {
   consoleSink,

@@ -66,6 +66,8 @@ import {
   ActorRestarted,
   ActorStarted,
   ActorStopped,
+  MessageReceived,
+  MessageSent,
 } from "./event_stream.ts";
 import {
   abandonAllLeftBehind,
@@ -104,6 +106,7 @@ import {
   HANDED,
   HELD,
   type InFlight,
+  INSPECTED,
   isThenable,
   NEW,
   NO_MESSAGE,
@@ -204,6 +207,7 @@ export class ActorCell<T> extends ActorRef<T>
     this.parentCell = parentCell;
     this.childKey = childKey;
     this.props = props;
+    if (core.inspecting) this.flags = INSPECTED;
   }
 
   /** The actor's name: the one given, or `$` and its sequence number in base 36. */
@@ -307,12 +311,20 @@ export class ActorCell<T> extends ActorRef<T>
     // slower) so that it inlines into `tell`: an idle actor gets the message
     // handed over with its turn, skipping the mailbox (the common
     // one-message-at-a-time exchange).
-    if ((this.flags & (SCHEDULED | BUSY)) === 0 && this.status === RUNNING) {
+    if (
+      (this.flags & (SCHEDULED | BUSY | INSPECTED)) === 0 &&
+      this.status === RUNNING
+    ) {
       this.currentMessage = message;
       this.currentSender = sender as ActorRef<unknown> | undefined;
       this.flags |= SCHEDULED | HANDED;
       this.core.dispatcher.schedule(this);
       return;
+    }
+    if ((this.flags & INSPECTED) !== 0) {
+      this.core.eventStream.publish(
+        new MessageSent(message, sender as ActorRef<never>, this.#cell),
+      );
     }
     this.#queue(message, sender);
   }
@@ -728,6 +740,11 @@ export class ActorCell<T> extends ActorRef<T>
   #receive(message: unknown): void {
     const sender = this.currentSender;
     const actor = this.actor!;
+    if ((this.flags & INSPECTED) !== 0) {
+      this.core.eventStream.publish(
+        new MessageReceived(message, sender as ActorRef<never>, this.#cell),
+      );
+    }
     let result: unknown;
     try {
       const behavior = this.extras?.behavior;

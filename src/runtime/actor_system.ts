@@ -19,7 +19,13 @@ import { ActorCell } from "./actor_cell.ts";
 import { ActorRef, installInspection, UndeliveredError } from "./actor_ref.ts";
 import { type AskOwner, AskRef, PendingAsks } from "./ask.ts";
 import { Dispatcher } from "./dispatcher.ts";
-import { DeadLetter, EventStream } from "./event_stream.ts";
+import {
+  DeadLetter,
+  type EventListener,
+  EventStream,
+  type MessageReceived,
+  type MessageSent,
+} from "./event_stream.ts";
 import {
   checkLogLevel,
   consoleSink,
@@ -96,6 +102,16 @@ export interface ActorSystemOptions {
    * expected.
    */
   logDeadLetters?: number;
+  /**
+   * Sees everything the system does, for devtools and tests (as XState's
+   * `inspect`): called with every event the system publishes (lifecycle
+   * steps, `ActorFailed` with its supervisor's decision, dead letters, the
+   * patterns' events), and with a {@linkcode MessageSent} for every tell to
+   * an actor and a {@linkcode MessageReceived} for every message a handler
+   * gets. A throw from it is logged, as an event listener's. Without it,
+   * sends and receives cost nothing extra.
+   */
+  inspect?: EventListener<object>;
 }
 
 /** The guardian of `/user`: parent of every top-level actor. */
@@ -150,6 +166,8 @@ export class SystemCore implements AskOwner {
   #deadLettersLogged = 0;
   #deadLetterLogPausedUntil = -Infinity;
   readonly scheduler: Scheduler;
+  /** Created with `inspect`: its cells publish their sends and receives. */
+  readonly inspecting: boolean;
   terminating = false;
   readonly whenTerminated: Promise<void>;
   #resolveTerminated!: () => void;
@@ -205,6 +223,13 @@ export class SystemCore implements AskOwner {
     this.eventStream = new EventStream((error) =>
       this.log.error("event stream listener threw", error)
     );
+    const { inspect } = options;
+    if (inspect !== undefined && typeof inspect !== "function") {
+      fail("create actor system", "inspect", "a function", inspect);
+    }
+    this.inspecting = inspect !== undefined;
+    // Before the guardian: the inspector sees the whole life of the system.
+    if (inspect !== undefined) this.eventStream.subscribe(inspect);
     this.deadLetters = new DeadLettersRef(this);
     this.whenTerminated = new Promise((
       resolve,

@@ -42,6 +42,7 @@ export const RECEIVE_TIMEOUT = 256; // a receive timeout is set: messages note t
 export const TIMER_TURN = 512; // the turn under way handles a timer's message (no activity for the receive timeout)
 export const TRACKED_TURN = 1024; // the turn under way owes its tracked message `taken()` when it ends (not stashed, not async)
 export const UNSTARTED = 2048; // its instance has not finished starting (preStart or postRestart): a resume starts again
+export const INSPECTED = 4096; // its system inspects: sends and receives are published, and no message is handed over
 
 /**
  * Marks a failure that happened outside any message (in start or restart);

@@ -46,6 +46,69 @@ export class DeadLetter {
 }
 
 /**
+ * A message was told to an actor (published only in a system created with
+ * the `inspect` option, which sees every event; see
+ * {@linkcode ActorSystemOptions.inspect}).
+ *
+ * @example Usage
+ * ```ts
+ * import { ActorSystem, MessageSent } from "@understudy/core";
+ *
+ * const system = ActorSystem.create("demo", {
+ *   inspect: (event) => {
+ *     if (event instanceof MessageSent) console.log("to", event.recipient.path, event.message);
+ *   },
+ * });
+ * await system.terminate();
+ * ```
+ */
+export class MessageSent {
+  /**
+   * Creates a `MessageSent`.
+   *
+   * @param message What was sent.
+   * @param sender Who sent it, if known.
+   * @param recipient The actor it was told to.
+   */
+  constructor(
+    readonly message: unknown,
+    readonly sender: ActorRef<never> | undefined,
+    readonly recipient: ActorRef<never>,
+  ) {}
+}
+
+/**
+ * An actor's handler is given a message, just before it runs (published
+ * only in a system created with the `inspect` option).
+ *
+ * @example Usage
+ * ```ts
+ * import { ActorSystem, MessageReceived } from "@understudy/core";
+ *
+ * const system = ActorSystem.create("demo", {
+ *   inspect: (event) => {
+ *     if (event instanceof MessageReceived) console.log(event.ref.path, "handles", event.message);
+ *   },
+ * });
+ * await system.terminate();
+ * ```
+ */
+export class MessageReceived {
+  /**
+   * Creates a `MessageReceived`.
+   *
+   * @param message What the handler gets.
+   * @param sender Who sent it, if known.
+   * @param ref The actor whose handler runs.
+   */
+  constructor(
+    readonly message: unknown,
+    readonly sender: ActorRef<never> | undefined,
+    readonly ref: ActorRef<never>,
+  ) {}
+}
+
+/**
  * An actor finished starting (its `preStart` completed).
  *
  * @example Usage
