@@ -19,13 +19,7 @@ import { ActorCell } from "./actor_cell.ts";
 import { ActorRef, installInspection, UndeliveredError } from "./actor_ref.ts";
 import { type AskOwner, AskRef, PendingAsks } from "./ask.ts";
 import { Dispatcher } from "./dispatcher.ts";
-import {
-  DeadLetter,
-  type EventListener,
-  EventStream,
-  type MessageReceived,
-  type MessageSent,
-} from "./event_stream.ts";
+import { DeadLetter, type EventListener, EventStream } from "./event_stream.ts";
 import {
   checkLogLevel,
   consoleSink,
@@ -106,8 +100,8 @@ export interface ActorSystemOptions {
    * Sees everything the system does, for devtools and tests (as XState's
    * `inspect`): called with every event the system publishes (lifecycle
    * steps, `ActorFailed` with its supervisor's decision, dead letters, the
-   * patterns' events), and with a {@linkcode MessageSent} for every tell to
-   * an actor and a {@linkcode MessageReceived} for every message a handler
+   * patterns' events), and with a `MessageSent` for every tell to
+   * an actor and a `MessageReceived` for every message a handler
    * gets. A throw from it is logged, as an event listener's. Without it,
    * sends and receives cost nothing extra.
    */

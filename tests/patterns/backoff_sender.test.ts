@@ -867,7 +867,7 @@ describe("BackoffSender restarted by its parent", () => {
     }
     class Group extends Actor<string> {
       override supervisorStrategy = new AllForOneStrategy(() => "restart");
-      readonly sender = this.context.actorOf(
+      readonly backoffSender = this.context.actorOf(
         BackoffSender.props<string>({
           childProps: Props.create(() => new Holder(), {
             shutdownTimeoutMs: 10,
@@ -882,7 +882,7 @@ describe("BackoffSender restarted by its parent", () => {
       );
       onReceive(message: string): void {
         if (message === "crash") this.crashing.tell(message);
-        else this.sender.tell(message);
+        else this.backoffSender.tell(message);
       }
     }
     class Crashing extends Actor<string> {
