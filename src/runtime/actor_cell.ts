@@ -152,6 +152,14 @@ import { describeError, describeValue, fail } from "../validation.ts";
 
 export type { Envelope };
 
+/** Makes a child's cell: the remote port's own kind of cell (`remote.ts`). */
+export type CellMaker<C> = (
+  core: SystemCore,
+  parent: ActorCell<never>,
+  childKey: string | number,
+  props: Props<C>,
+) => ActorCell<C>;
+
 /** A local actor's ref, context and state machine. Internal to the runtime. */
 export class ActorCell<T> extends ActorRef<T>
   implements ActorContext<T>, Supervisor {
@@ -534,9 +542,23 @@ export class ActorCell<T> extends ActorRef<T>
 
   /** Creates, registers and schedules the start of a child. */
   actorOf<C>(props: Props<C>, name?: string): ActorCell<C> {
+    return this.spawn(props, name, undefined);
+  }
+
+  /**
+   * {@linkcode ActorCell.actorOf}, with the child's cell made by `make` (a
+   * transport's, through the remote port, `remote.ts`) when given.
+   */
+  spawn<C>(
+    props: Props<C>,
+    name: string | undefined,
+    make: CellMaker<C> | undefined,
+  ): ActorCell<C> {
     // Throws for bad props, a bad or taken name, or a stopping parent.
     const childKey = newChildKey(this.#cell, props, name);
-    const child = new ActorCell(this.core, this.#cell, childKey, props);
+    const child = make === undefined
+      ? new ActorCell(this.core, this.#cell, childKey, props)
+      : make(this.core, this.#cell, childKey, props);
     (this.ensureExtras().children ??= new Children()).add(child.#cell);
     child.scheduleIfRunnable();
     return child;

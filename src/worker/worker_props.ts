@@ -24,11 +24,10 @@
  */
 
 import { Actor, Terminated } from "../runtime/actor.ts";
-import type { ActorCell } from "../runtime/actor_cell.ts";
+import { actorOfWithHook, type DeliveryHook } from "../runtime/remote.ts";
 import type { ActorRef } from "../runtime/actor_ref.ts";
 import { PoisonPill } from "../runtime/poison_pill.ts";
 import { Props } from "../runtime/props.ts";
-import type { TrackedMessage } from "../runtime/tracked_message.ts";
 import { BackoffSupervisor } from "../patterns/backoff_supervisor.ts";
 import type { BackoffOptions } from "../patterns/backoff_options.ts";
 import {
@@ -203,46 +202,43 @@ class RemoteStandIn extends Actor<unknown> {
  * PoisonPill), `tell` queues it in the stand-in's mailbox as any ref does,
  * and counts it as queued until handled, so no later message overtakes it.
  * `ask` sends with `tell`, so an ask takes the same way, and so does a
- * tracked message's door, `enqueueTracked`.
+ * tracked message. The runtime's remote port calls it (`remote.ts`).
  */
 function shortcut(
-  ref: ActorCell<unknown>,
+  ref: ActorRef<unknown>,
   state: StandInState,
   conduit: Conduit,
   name: string,
-): void {
-  const { tell, enqueueTracked } = ref;
+): DeliveryHook {
   const open = (): boolean =>
     state.queued === 0 && !state.stopped && conduit.open;
-  const cut = ref as {
-    tell: ActorCell<unknown>["tell"];
-    enqueueTracked: ActorCell<unknown>["enqueueTracked"];
-  };
-  cut.tell = function (message: unknown, sender?: ActorRef<never>): void {
-    // (A sender that is no ref is the owner's to refuse: a dead letter.)
-    if (open() && message !== PoisonPill) {
-      conduit.host!.send(name, message, ref as ActorRef<never>, 0, sender);
-      return;
-    }
-    state.queued++;
-    tell.call(ref, message, sender);
-  };
-  // A message from the main side of the worker this one runs in, to this
-  // ref: taken here, as the stand-in's turn would take it.
-  cut.enqueueTracked = function (message: TrackedMessage, sender): void {
-    if (open()) {
-      message.taken();
-      conduit.host!.send(
-        name,
-        message.message,
-        ref as ActorRef<never>,
-        0,
-        sender as ActorRef<never> | undefined,
-      );
-      return;
-    }
-    state.queued++;
-    enqueueTracked.call(ref, message, sender);
+  return {
+    tell(message, sender) {
+      // (A sender that is no ref is the owner's to refuse: a dead letter.)
+      if (open() && message !== PoisonPill) {
+        conduit.host!.send(name, message, ref as ActorRef<never>, 0, sender);
+        return true;
+      }
+      state.queued++;
+      return false;
+    },
+    // A message from the main side of the worker this one runs in, to this
+    // ref: taken here, as the stand-in's turn would take it.
+    tracked(message, sender) {
+      if (open()) {
+        message.taken();
+        conduit.host!.send(
+          name,
+          message.message,
+          ref as ActorRef<never>,
+          0,
+          sender as ActorRef<never> | undefined,
+        );
+        return true;
+      }
+      state.queued++;
+      return false;
+    },
   };
 }
 
@@ -361,14 +357,14 @@ class WorkerGate extends Actor<unknown> {
       spawns.delete(request.name);
       return command;
     };
-    const ref = this.context.actorOf(
+    const ref = actorOfWithHook(
+      this.context,
       Props.create(() =>
         new RemoteStandIn(conduit, request.name, state, forget)
       ),
       request.name,
+      (standIn) => shortcut(standIn, state, conduit, request.name),
     );
-    // A local actor's ref is its cell.
-    shortcut(ref as ActorCell<unknown>, state, conduit, request.name);
     // Counted as on its way, so no tell takes the short cut to the worker
     // before the actor it is for was spawned there.
     conduit.throughLink(command, this.self as ActorRef<never>);

@@ -114,6 +114,35 @@ describe("the floors of src/", () => {
     assert.deepEqual(across, []);
   });
 
+  it("nothing assigns to a ref's or a cell's methods (transports use the remote port, runtime/remote.ts)", () => {
+    const assigned: string[] = [];
+    for (const file of files) {
+      const text = readFileSync(file, "utf8");
+      for (
+        const m of text.matchAll(/\.(tell|ask|askFor|enqueue\w*)\s*=[^=]/g)
+      ) {
+        assigned.push(`${relative(root, file)}: ${m[0].trim()}`);
+      }
+    }
+    assert.deepEqual(assigned, []);
+  });
+
+  it("outside the runtime, only these files still reach into the cell (the seal shrinks this list)", () => {
+    const reaching = files
+      .filter((f) => !relative(src, f).startsWith(`runtime${sep}`))
+      .filter((f) =>
+        importsOf(f).some((t) =>
+          relative(join(src, "runtime"), t) === "actor_cell.ts"
+        )
+      )
+      .map((f) => relative(src, f).split(sep).join("/"))
+      .sort();
+    assert.deepEqual(reaching, [
+      "worker/serve_worker.ts",
+      "worker/worker_host.ts",
+    ]);
+  });
+
   it("patterns use the runtime's public modules and its one port only", () => {
     const inside: string[] = [];
     for (const file of files.filter((f) => floorOf(f) === 4)) {
