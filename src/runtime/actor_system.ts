@@ -15,7 +15,7 @@ import {
 } from "../supervision/strategy.ts";
 import { describeValue, fail } from "../validation.ts";
 import { Actor } from "./actor.ts";
-import { ActorCell } from "./actor_cell.ts";
+import { ActorCell } from "./kernel/cell.ts";
 import { ActorRef, installInspection, UndeliveredError } from "./actor_ref.ts";
 import { type AskOwner, AskRef, PendingAsks } from "./ask.ts";
 import { Dispatcher } from "./dispatcher.ts";

@@ -19,8 +19,8 @@
  * @module
  */
 
-import type { ActorCell } from "./actor_cell.ts";
-import { HELD, STOPPING } from "./cell_state.ts";
+import type { ActorCell } from "./kernel/cell.ts";
+import { HELD, STOPPING } from "./kernel/cell_state.ts";
 import { checkActorName, fail } from "../validation.ts";
 
 /**

@@ -38,7 +38,7 @@
  * @module
  */
 
-import { ringSlots } from "./mailbox.ts";
+import { ringSlots } from "./kernel/mailbox.ts";
 import { realScheduler } from "./scheduler.ts";
 
 /**

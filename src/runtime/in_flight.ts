@@ -16,9 +16,14 @@
  * @module
  */
 
-import type { ActorCell } from "./actor_cell.ts";
+import type { ActorCell } from "./kernel/cell.ts";
 import type { ActorRef } from "./actor_ref.ts";
-import { BUSY, type InFlight, NO_MESSAGE, putAside } from "./cell_state.ts";
+import {
+  BUSY,
+  type InFlight,
+  NO_MESSAGE,
+  putAside,
+} from "./kernel/cell_state.ts";
 import { ActorStopTimedOut } from "./event_stream.ts";
 import { describeError } from "../validation.ts";
 

@@ -7,7 +7,7 @@
  * @module
  */
 
-import { Notice } from "./mailbox.ts";
+import { Notice } from "./kernel/mailbox.ts";
 import { TrackedMessage } from "./tracked_message.ts";
 
 /**

@@ -18,8 +18,8 @@
  * @module
  */
 
-import type { ActorCell } from "./actor_cell.ts";
-import { RECEIVE_TIMEOUT } from "./cell_state.ts";
+import type { ActorCell } from "./kernel/cell.ts";
+import { RECEIVE_TIMEOUT } from "./kernel/cell_state.ts";
 import { fail, MAX_TIMER_DELAY_MS } from "../validation.ts";
 
 /**

@@ -15,7 +15,7 @@
  */
 
 import type { ActorContext } from "./actor.ts";
-import { ActorCell } from "./actor_cell.ts";
+import { ActorCell } from "./kernel/cell.ts";
 import type { ActorRef } from "./actor_ref.ts";
 import type { SystemCore } from "./actor_system.ts";
 import type { Props } from "./props.ts";

@@ -14,8 +14,8 @@
  * @module
  */
 
-import type { ActorCell } from "./actor_cell.ts";
-import { SUSPENDED } from "./cell_state.ts";
+import type { ActorCell } from "./kernel/cell.ts";
+import { SUSPENDED } from "./kernel/cell_state.ts";
 import { isRuntimeNotice } from "./poison_pill.ts";
 import type { TimerTicket } from "./timers.ts";
 

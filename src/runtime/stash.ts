@@ -11,15 +11,15 @@
  */
 
 import type { Behavior } from "./actor.ts";
-import type { ActorCell } from "./actor_cell.ts";
+import type { ActorCell } from "./kernel/cell.ts";
 import {
   HANDED,
   NO_MESSAGE,
   STASH_OVERFLOWED,
   STASHED,
   TRACKED_TURN,
-} from "./cell_state.ts";
-import { Mailbox } from "./mailbox.ts";
+} from "./kernel/cell_state.ts";
+import { Mailbox } from "./kernel/mailbox.ts";
 import { fail } from "../validation.ts";
 
 /** `context.become`: `behavior` handles the next messages. */

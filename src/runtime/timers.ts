@@ -14,7 +14,7 @@
  */
 
 import { checkDelay, fail } from "../validation.ts";
-import { Notice } from "./mailbox.ts";
+import { Notice } from "./kernel/mailbox.ts";
 import type { Scheduler } from "./scheduler.ts";
 
 /**

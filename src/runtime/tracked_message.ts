@@ -29,7 +29,7 @@
  */
 
 import type { ActorRef } from "./actor_ref.ts";
-import { Notice } from "./mailbox.ts";
+import { Notice } from "./kernel/mailbox.ts";
 
 /**
  * A message whose sender hears when its actor takes it, or that it was not

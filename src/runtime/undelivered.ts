@@ -21,9 +21,9 @@
  */
 
 import type { ActorContext } from "./actor.ts";
-import type { ActorCell } from "./actor_cell.ts";
+import type { ActorCell } from "./kernel/cell.ts";
 import type { ActorRef } from "./actor_ref.ts";
-import { TRACKED_TURN } from "./cell_state.ts";
+import { TRACKED_TURN } from "./kernel/cell_state.ts";
 import { isRuntimeNotice } from "./poison_pill.ts";
 import {
   ForwardedMessage,

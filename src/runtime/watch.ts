@@ -18,8 +18,8 @@
 
 import { Terminated } from "./actor.ts";
 import type { ActorRef } from "./actor_ref.ts";
-import type { ActorCell } from "./actor_cell.ts";
-import { Notice } from "./mailbox.ts";
+import type { ActorCell } from "./kernel/cell.ts";
+import { Notice } from "./kernel/mailbox.ts";
 import { describeValue } from "../validation.ts";
 
 type Cell = ActorCell<never>;

@@ -13,7 +13,7 @@
  */
 
 import { Actor, Terminated } from "../runtime/actor.ts";
-import { ActorCell } from "../runtime/actor_cell.ts";
+import { ActorCell } from "../runtime/kernel/cell.ts";
 import { ActorRef } from "../runtime/actor_ref.ts";
 import { ActorSystem } from "../runtime/actor_system.ts";
 import { PoisonPill } from "../runtime/poison_pill.ts";

@@ -18,7 +18,7 @@
  */
 
 import { Actor } from "../runtime/actor.ts";
-import type { ActorCell } from "../runtime/actor_cell.ts";
+import type { ActorCell } from "../runtime/kernel/cell.ts";
 import { ActorRef } from "../runtime/actor_ref.ts";
 import { describeError } from "../validation.ts";
 import { type Endpoint, type EndpointEvent, toHandle } from "./endpoint.ts";

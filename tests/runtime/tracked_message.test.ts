@@ -19,7 +19,7 @@ import {
   OneForOneStrategy,
   Props,
 } from "../../mod.ts";
-import type { ActorCell } from "../../src/runtime/actor_cell.ts";
+import type { ActorCell } from "../../src/runtime/kernel/cell.ts";
 import {
   ForwardedMessage,
   TrackedMessage,

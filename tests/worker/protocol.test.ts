@@ -7,7 +7,7 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { Actor, Terminated } from "../../src/runtime/actor.ts";
-import type { ActorCell } from "../../src/runtime/actor_cell.ts";
+import type { ActorCell } from "../../src/runtime/kernel/cell.ts";
 import {
   type ActorRef,
   AskTimeoutError,

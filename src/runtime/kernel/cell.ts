@@ -50,17 +50,12 @@
  * @module
  */
 
-import {
-  Actor,
-  type ActorContext,
-  type Behavior,
-  constructWith,
-} from "./actor.ts";
-import { ActorRef, type AskOptions } from "./actor_ref.ts";
-import type { ActorSystem, SystemCore } from "./actor_system.ts";
-import { AskRef } from "./ask.ts";
-import { Children, holdBehind, newChildKey, releaseHeld } from "./children.ts";
-import { THROUGHPUT } from "./dispatcher.ts";
+import type { Actor, ActorContext, Behavior } from "../actor.ts";
+import { ActorRef, type AskOptions } from "../actor_ref.ts";
+import type { ActorSystem, SystemCore } from "../actor_system.ts";
+import { AskRef } from "../ask.ts";
+import { Children, holdBehind, newChildKey, releaseHeld } from "../children.ts";
+import { THROUGHPUT } from "../dispatcher.ts";
 import {
   ActorFailed,
   ActorRestarted,
@@ -68,7 +63,7 @@ import {
   ActorStopped,
   MessageReceived,
   MessageSent,
-} from "./event_stream.ts";
+} from "../event_stream.ts";
 import {
   abandonAllLeftBehind,
   abandonInFlight,
@@ -80,25 +75,25 @@ import {
   replaceContext,
   reportTimedOut,
   staleFailure,
-} from "./in_flight.ts";
-import { Logger } from "./logging.ts";
+} from "../in_flight.ts";
+import { Logger } from "../logging.ts";
 import { Mailbox, Notice } from "./mailbox.ts";
-import { isRuntimeNotice, PoisonPill } from "./poison_pill.ts";
-import type { Props } from "./props.ts";
+import { isRuntimeNotice, PoisonPill } from "../poison_pill.ts";
+import type { Props } from "../props.ts";
 import {
   noteMessage,
   RECEIVE_TIMEOUT_KEY,
   receiveTimeoutDue,
   setReceiveTimeout,
-} from "./receive_timeout.ts";
+} from "../receive_timeout.ts";
 import {
   refusedWhileWaiting,
   RESTART_TIMER,
   restartDue,
   scheduleRestart,
-} from "./restart_after.ts";
-import { become, stash, unbecome, unstashAll } from "./stash.ts";
-import { insideTracked, TrackedMessage } from "./tracked_message.ts";
+} from "../restart_after.ts";
+import { become, stash, unbecome, unstashAll } from "../stash.ts";
+import { insideTracked, TrackedMessage } from "../tracked_message.ts";
 import {
   AWAITING_PARENT,
   BUSY,
@@ -107,7 +102,6 @@ import {
   HELD,
   type InFlight,
   INSPECTED,
-  isThenable,
   NEW,
   NO_MESSAGE,
   POST_STOP_CALLED,
@@ -124,10 +118,18 @@ import {
   TIMER_TURN,
   TRACKED_TURN,
   UNSTARTED,
-  whenSettled,
 } from "./cell_state.ts";
-import { ActorTimers, type TimerScheduler, TimerTicket } from "./timers.ts";
-import { type Envelope, releaseUndelivered } from "./undelivered.ts";
+import {
+  construct,
+  DONE,
+  hook,
+  receive,
+  THREW,
+  thrown,
+  whenSettled,
+} from "./user_code.ts";
+import { ActorTimers, type TimerScheduler, TimerTicket } from "../timers.ts";
+import { type Envelope, releaseUndelivered } from "../undelivered.ts";
 import {
   addWatch,
   announceTermination,
@@ -135,20 +137,17 @@ import {
   TERMINATED,
   type TerminatedNotice,
   unwatch,
-} from "./watch.ts";
-import type { RestartType } from "../supervision/restart_type.ts";
-import {
-  checkStrategy,
-  type FaultHandlingStrategy,
-} from "../supervision/strategy.ts";
+} from "../watch.ts";
+import type { RestartType } from "../../supervision/restart_type.ts";
+import type { FaultHandlingStrategy } from "../../supervision/strategy.ts";
 import {
   type FailureHandling,
   handleFailure,
   type Supervised,
   type SupervisionState,
   type Supervisor,
-} from "../supervision/supervised.ts";
-import { describeError, describeValue, fail } from "../validation.ts";
+} from "../../supervision/supervised.ts";
+import { describeError, describeValue, fail } from "../../validation.ts";
 
 export type { Envelope };
 
@@ -767,22 +766,17 @@ export class ActorCell<T> extends ActorRef<T>
         new MessageReceived(message, sender as ActorRef<never>, this.#cell),
       );
     }
-    let result: unknown;
-    try {
-      const behavior = this.extras?.behavior;
-      result = behavior === undefined
-        ? actor.onReceive(message as T)
-        : (behavior as Behavior<unknown>)(message);
-      if (!isThenable(result)) {
-        this.currentMessage = NO_MESSAGE; // the turn is over
-        this.currentSender = undefined;
-        return;
-      }
-    } catch (error) {
-      this.#failTurn(error, message, sender);
-      return;
-    }
-    this.#holdUntilSettled(result, message, sender, undefined);
+    const result = receive(
+      actor as unknown as Actor<never>,
+      this.extras?.behavior,
+      message,
+    );
+    if (result === DONE) {
+      this.currentMessage = NO_MESSAGE; // the turn is over
+      this.currentSender = undefined;
+    } else if (result === THREW) {
+      this.#failTurn(thrown(), message, sender);
+    } else this.#holdUntilSettled(result, message, sender, undefined);
   }
 
   /**
@@ -924,40 +918,17 @@ export class ActorCell<T> extends ActorRef<T>
     this.flags |= UNSTARTED;
     if (this.extras !== undefined) this.extras.retired = undefined;
     releaseHeld(this.#cell); // siblings restarted after this one start after it
-    let actor: Actor<T>;
-    try {
-      actor = constructWith(this.#cell, this.props.factory);
-      if (!(actor instanceof Actor) || actor.context !== (this as unknown)) {
-        throw new TypeError(
-          `Props factory for ${this.path} must return a new Actor instance (got ${
-            describeValue(actor)
-          })`,
-        );
-      }
-      const strategy = actor.supervisorStrategy;
-      if (strategy !== undefined) {
-        checkStrategy(`start ${this.path}`, "supervisorStrategy", strategy);
-      }
-    } catch (error) {
-      this.fail(error);
-      return;
-    }
+    const actor = construct(this, this.props.factory, this.path);
+    if (actor === THREW) return this.fail(thrown());
     this.actor = actor;
-    let result: unknown;
-    try {
-      result = restartReason === NO_MESSAGE
-        ? actor.preStart()
-        : actor.postRestart(restartReason);
-      if (!isThenable(result)) result = undefined;
-    } catch (error) {
-      this.fail(error);
-      return;
-    }
-    if (result === undefined) {
-      this.#started(restartReason);
-    } else {
+    const result = restartReason === NO_MESSAGE
+      ? hook(actor as unknown as Actor<never>, "preStart")
+      : hook(actor as unknown as Actor<never>, "postRestart", restartReason);
+    if (result === DONE) this.#started(restartReason);
+    else if (result === THREW) this.fail(thrown());
+    else {
       this.#holdUntilSettled(
-        result as PromiseLike<unknown>,
+        result,
         NO_MESSAGE,
         undefined,
         () => this.#started(restartReason),
@@ -1043,20 +1014,19 @@ export class ActorCell<T> extends ActorRef<T>
   retire(reason: unknown, message: unknown, inFlight?: InFlight): void {
     const old = this.actor;
     if (old === undefined) return;
-    try {
-      const result = old.preRestart(
-        reason,
-        message === NO_MESSAGE ? undefined : message,
+    const result = hook(
+      old as unknown as Actor<never>,
+      "preRestart",
+      reason,
+      message === NO_MESSAGE ? undefined : message,
+    );
+    if (result === THREW) this.logError("preRestart failed", thrown());
+    else if (result !== DONE) {
+      whenSettled(
+        result,
+        () => {},
+        (error) => this.logError("preRestart failed", error),
       );
-      if (isThenable(result)) {
-        whenSettled(
-          result,
-          () => {},
-          (error) => this.logError("preRestart failed", error),
-        );
-      }
-    } catch (error) {
-      this.logError("preRestart failed", error);
     }
     this.actor = undefined;
     this.ensureExtras().retired = old;
@@ -1319,12 +1289,10 @@ export class ActorCell<T> extends ActorRef<T>
     this.flags |= POST_STOP_CALLED;
     const actor = this.actor;
     if (actor === undefined) return false;
-    let result: unknown;
-    try {
-      result = actor.postStop();
-      if (!isThenable(result)) return false;
-    } catch (error) {
-      this.logError("postStop failed", error);
+    const result = hook(actor as unknown as Actor<never>, "postStop");
+    if (result === DONE) return false;
+    if (result === THREW) {
+      this.logError("postStop failed", thrown());
       return false;
     }
     whenSettled(result, done, (error) => {

@@ -11,15 +11,15 @@
  * @module
  */
 
-import type { TrackedMessage } from "./tracked_message.ts";
-import type { Behavior } from "./actor.ts";
-import type { ActorCell } from "./actor_cell.ts";
-import type { Children } from "./children.ts";
-import type { Logger } from "./logging.ts";
+import type { TrackedMessage } from "../tracked_message.ts";
+import type { Behavior } from "../actor.ts";
+import type { ActorCell } from "./cell.ts";
+import type { Children } from "../children.ts";
+import type { Logger } from "../logging.ts";
 import type { Mailbox } from "./mailbox.ts";
-import type { ActorTimers } from "./timers.ts";
-import type { DeathWatch } from "./watch.ts";
-import type { SupervisionState } from "../supervision/supervised.ts";
+import type { ActorTimers } from "../timers.ts";
+import type { DeathWatch } from "../watch.ts";
+import type { SupervisionState } from "../../supervision/supervised.ts";
 
 // Lifecycle states, in order: a state >= SUSPENDED processes no messages.
 export const NEW = 0;
@@ -61,41 +61,6 @@ export const STASH_OVERFLOWED: unique symbol = Symbol("stash overflowed");
  */
 export function putAside(current: unknown): boolean {
   return current === STASHED || current === STASH_OVERFLOWED;
-}
-
-/**
- * Whether a hook's result is to be awaited. Reading `then` is user code (a
- * getter, a Proxy), so it may throw: that is the hook's failure, reported
- * by the caller's `catch`.
- */
-export function isThenable(value: unknown): value is PromiseLike<unknown> {
-  return value !== undefined && value !== null &&
-    (typeof value === "object" || typeof value === "function") &&
-    typeof (value as PromiseLike<unknown>).then === "function";
-}
-
-/**
- * Runs `onFulfilled` or `onRejected` once `result` settles. Through
- * `Promise.resolve`, a hostile thenable (a `then` that throws, calls back
- * twice, or never calls back) can only reject or stay pending: it never
- * throws into the runtime, and one callback runs at most once. A native
- * promise is not asked for its own `then` (it may carry a hostile one);
- * one whose `constructor` throws is resolved through a promise of ours,
- * which turns the throw into a rejection.
- */
-export function whenSettled(
-  result: PromiseLike<unknown>,
-  onFulfilled: () => void,
-  onRejected: (error: unknown) => void,
-): void {
-  let settled: Promise<unknown>;
-  try {
-    settled = Promise.resolve(result);
-  } catch {
-    settled = new Promise((resolve) => resolve(result));
-  }
-  // `then` as promises have it, not as a promise may carry it.
-  Promise.prototype.then.call(settled, onFulfilled, onRejected);
 }
 
 /**
