@@ -31,9 +31,9 @@ interface Budget {
 
 const BUDGETS: Budget[] = [
   { id: "core-nothing", ceiling: 20, target: 20 },
-  { id: "core-tell", ceiling: 12_900, target: 8_000 },
-  { id: "core-backoff-supervisor", ceiling: 16_300, target: 10_000 },
-  { id: "core-backoff-supervisor-websocket", ceiling: 20_800, target: 14_000 },
+  { id: "core-tell", ceiling: 13_100, target: 8_000 },
+  { id: "core-backoff-supervisor", ceiling: 16_400, target: 10_000 },
+  { id: "core-backoff-supervisor-websocket", ceiling: 20_900, target: 14_000 },
   { id: "core-all", ceiling: 21_500, target: 18_000 },
 ];
 
