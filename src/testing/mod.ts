@@ -11,8 +11,11 @@
  * For testing under faults (docs/testing-under-faults.md): a
  * {@linkcode SeededRandom} every fault draws from, so a failing run is
  * replayed by its seed; a {@linkcode MessageLedger} that accounts for
- * every message a test sends; and the {@linkcode FlakyChannel} that flaky
- * links are made of.
+ * every message a test sends; the {@linkcode FlakyChannel} that flaky
+ * links are made of, with its adapters for sockets
+ * ({@linkcode flakyWebSockets}) and workers ({@linkcode FlakyEndpoint},
+ * {@linkcode flakyWorkers}); and {@linkcode faultyProps}, whose actors
+ * crash, hang, stop or fail in their hooks.
  *
  * @example A BackoffSupervisor's child, respawned after exactly its backoff
  * ```ts
@@ -67,3 +70,25 @@ export {
   type FlakyChannelOptions,
   type LinkFaults,
 } from "./flaky_link.ts";
+export {
+  type FlakySocketLink,
+  type FlakyWebSocketOptions,
+  type FlakyWebSockets,
+  flakyWebSockets,
+  type SocketFaults,
+} from "./flaky_websocket.ts";
+export {
+  FlakyEndpoint,
+  type FlakyEndpointOptions,
+  type FlakyWorkerOptions,
+  type FlakyWorkers,
+  flakyWorkers,
+} from "./flaky_endpoint.ts";
+export {
+  type ActorFaults,
+  type FaultKind,
+  type FaultyHook,
+  faultyProps,
+  InjectedFault,
+  type StruckFault,
+} from "./faults.ts";
