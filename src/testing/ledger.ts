@@ -23,6 +23,8 @@ interface Account {
   readonly n: number;
   handled: number;
   deadLettered: number;
+  /** Its dead letter said it may have been handled (see `inDoubt`). */
+  inDoubt: boolean;
   /** The dead letters' reasons, for the failure message. */
   readonly reasons: string[];
 }
@@ -52,6 +54,11 @@ export interface LedgerCounts {
   readonly deadLettered: number;
   /** Messages neither handled nor dead-lettered yet. */
   readonly pending: number;
+  /**
+   * Messages dead-lettered in doubt (they may have been handled), handled
+   * or not: counted in `handled` or `deadLettered` too.
+   */
+  readonly inDoubt: number;
   /** Breaches of the rule recorded so far. */
   readonly problems: number;
 }
@@ -151,7 +158,7 @@ export class LedgerError extends Error {
  * for (const job of [1, 2, 3, 4]) worker.tell(ledger.sent(job));
  * await scheduler.timePasses(0);
  * ledger.check(); // throws a LedgerError naming the seed if any job broke the rule
- * console.log(ledger.counts); // { sent: 4, handled: 2, deadLettered: 2, pending: 0, problems: 0 }
+ * console.log(ledger.counts); // { sent: 4, handled: 2, deadLettered: 2, pending: 0, inDoubt: 0, problems: 0 }
  * await system.terminate();
  * ```
  *
@@ -228,6 +235,7 @@ export class MessageLedger<K = unknown> {
       n: this.#accounts.size + 1,
       handled: 0,
       deadLettered: 0,
+      inDoubt: false,
       reasons: [],
     });
     return key;
@@ -256,7 +264,9 @@ export class MessageLedger<K = unknown> {
     account.handled++;
     if (account.handled === 2) {
       this.#problem(`${this.#describe(key)} handled twice`);
-    } else if (account.handled === 1 && account.deadLettered > 0) {
+    } else if (
+      account.handled === 1 && account.deadLettered > 0 && !account.inDoubt
+    ) {
       this.#problem(
         `${this.#describe(key)} handled after it was dead-lettered (${
           account.reasons[0]
@@ -283,9 +293,40 @@ export class MessageLedger<K = unknown> {
    * @param reason Why it was not delivered.
    */
   deadLettered(key: K, reason: string = "dead letter"): void {
+    this.#dead(key, reason, false);
+  }
+
+  /**
+   * Records a dead letter that cannot say whether the message was handled:
+   * the transport lost track of it after it may have been handled (a
+   * worker that died before its acknowledgement came back). The message
+   * is accounted for; handled once before or after it is no problem, twice
+   * still is, and so is a second dead letter.
+   *
+   * @example A worker lost with the acknowledgement on its way
+   * ```ts
+   * import { MessageLedger } from "@understudy/core/testing";
+   *
+   * const ledger = new MessageLedger<number>({ seed: 1 });
+   * ledger.sent(1);
+   * ledger.handled(1); // in the worker
+   * ledger.deadLetteredInDoubt(1, "worker died before handling it");
+   * ledger.check(); // passes
+   * console.log(ledger.counts.inDoubt); // 1
+   * ```
+   *
+   * @param key Names the message.
+   * @param reason Why it was not delivered.
+   */
+  deadLetteredInDoubt(key: K, reason: string = "dead letter"): void {
+    this.#dead(key, reason, true);
+  }
+
+  #dead(key: K, reason: string, inDoubt: boolean): void {
     const account = this.#account(key, "dead-lettered");
     if (account === undefined) return;
     account.deadLettered++;
+    account.inDoubt ||= inDoubt;
     account.reasons.push(reason);
     if (account.deadLettered === 2) {
       this.#problem(
@@ -293,7 +334,9 @@ export class MessageLedger<K = unknown> {
           account.reasons.join("; ")
         })`,
       );
-    } else if (account.deadLettered === 1 && account.handled > 0) {
+    } else if (
+      account.deadLettered === 1 && account.handled > 0 && !inDoubt
+    ) {
       this.#problem(
         `${this.#describe(key)} dead-lettered (${reason}) after it was handled`,
       );
@@ -304,7 +347,9 @@ export class MessageLedger<K = unknown> {
    * Counts `system`'s dead letters: for each `DeadLetter` whose message
    * `keyOf` names (returns a key for; `undefined`: not the test's),
    * {@linkcode MessageLedger.deadLettered} with its reason. Returns the
-   * unsubscribe function.
+   * unsubscribe function. `options.inDoubt` picks the dead letters that
+   * cannot say whether their message was handled (counted with
+   * {@linkcode MessageLedger.deadLetteredInDoubt}).
    *
    * @example Usage
    * ```ts
@@ -323,18 +368,25 @@ export class MessageLedger<K = unknown> {
    *
    * @param system The actor system.
    * @param keyOf The key of a dead letter's message, or `undefined`.
+   * @param options `inDoubt`: whether a dead letter may have been handled.
    * @returns Stops counting.
    */
   watchDeadLetters(
     system: ActorSystem,
     keyOf: (message: unknown) => K | undefined,
+    options: { readonly inDoubt?: (dead: DeadLetter) => boolean } = {},
   ): () => void {
     if (typeof keyOf !== "function") {
       fail("watch dead letters", "keyOf", "a function", keyOf);
     }
+    const { inDoubt } = options;
+    if (inDoubt !== undefined && typeof inDoubt !== "function") {
+      fail("watch dead letters", "options.inDoubt", "a function", inDoubt);
+    }
     return system.eventStream.subscribe(DeadLetter, (dead) => {
       const key = keyOf(dead.message);
-      if (key !== undefined) this.deadLettered(key, dead.reason);
+      if (key === undefined) return;
+      this.#dead(key, dead.reason, inDoubt?.(dead) === true);
     });
   }
 
@@ -414,12 +466,15 @@ export class MessageLedger<K = unknown> {
     let handled = 0;
     let deadLettered = 0;
     let pending = 0;
+    let inDoubt = 0;
     for (const account of this.#accounts.values()) {
+      if (account.inDoubt) inDoubt++;
       const state = fate(account);
       if (state === "pending") pending++;
-      else if (account.handled + account.deadLettered === 1) {
-        if (state === "handled") handled++;
-        else deadLettered++;
+      else if (account.handled <= 1 && account.deadLettered <= 1) {
+        if (state === "handled") {
+          if (account.deadLettered === 0 || account.inDoubt) handled++;
+        } else deadLettered++;
       }
     }
     return {
@@ -427,6 +482,7 @@ export class MessageLedger<K = unknown> {
       handled,
       deadLettered,
       pending,
+      inDoubt,
       problems: this.#problems.length,
     };
   }

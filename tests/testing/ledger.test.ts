@@ -35,6 +35,7 @@ describe("MessageLedger", () => {
       handled: 2,
       deadLettered: 1,
       pending: 0,
+      inDoubt: 0,
       problems: 0,
     });
     assert.equal(ledger.fateOf(2), "dead-lettered");
@@ -96,6 +97,25 @@ describe("MessageLedger", () => {
     assert.equal(ledger.counts.handled, 0, "a breach counts in no state");
   });
 
+  it("accepts a handling beside a dead letter in doubt, but not two handlings or two dead letters", () => {
+    const ledger = new MessageLedger<number>({ seed: 4 });
+    for (const n of [1, 2, 3, 4]) ledger.sent(n);
+    ledger.handled(1);
+    ledger.deadLetteredInDoubt(1, "worker died");
+    ledger.deadLetteredInDoubt(2, "worker died");
+    ledger.deadLetteredInDoubt(3, "worker died");
+    ledger.handled(3);
+    ledger.handled(3);
+    ledger.deadLetteredInDoubt(4, "worker died");
+    ledger.deadLettered(4, "again");
+    assert.deepEqual(ledger.problems, [
+      "message 3 (#3) handled twice",
+      "message 4 (#4) dead-lettered twice (worker died; again)",
+    ]);
+    const c = ledger.counts;
+    assert.deepEqual([c.handled, c.deadLettered, c.inDoubt], [1, 1, 4]);
+  });
+
   it("counts a system's dead letters for the messages it names", async () => {
     const scheduler = new ManualScheduler();
     const system = ActorSystem.create("ledger", { scheduler, logLevel: "off" });
@@ -121,6 +141,7 @@ describe("MessageLedger", () => {
         handled: 2,
         deadLettered: 2,
         pending: 0,
+        inDoubt: 0,
         problems: 0,
       });
       stop();

@@ -26,10 +26,14 @@ export const SEEDS: readonly number[] = seedsToRun(30_000, 100);
 const MESSAGES = 30;
 
 /** One seeded run; throws with the seed on any breach. */
-export async function websocketRandomRun(seed: number): Promise<void> {
+export async function websocketRandomRun(
+  seed: number,
+): Promise<{ dropped: number; broken: number }> {
   const random = seededRandom(seed);
   const h = harness();
   const ledger = new MessageLedger<string>({ seed, clock: h.scheduler });
+  let dropped = 0;
+  let broken = 0;
   try {
     const direction = () => ({
       drop: random.between(0.1, 0.3),
@@ -132,14 +136,32 @@ export async function websocketRandomRun(seed: number): Promise<void> {
       `seed ${seed}: each message reached the server`,
     );
     flaky.close();
+    for (const link of flaky.links) {
+      dropped += link.toServer.stats.dropped + link.toClient.stats.dropped;
+      if (link.broken) broken++;
+    }
   } finally {
     await h.done();
   }
   assert.equal(h.pendingTimers(), 0, `seed ${seed}: timers left`);
+  return { dropped, broken };
 }
 
 describe("acknowledged mode under Akka's random faults", () => {
   it(`loses nothing, processes nothing twice, keeps id order (${SEEDS.length} seeds)`, async () => {
-    await forEachSeed(SEEDS, websocketRandomRun);
+    let dropped = 0;
+    let broken = 0;
+    await forEachSeed(SEEDS, async (seed) => {
+      const run = await websocketRandomRun(seed);
+      dropped += run.dropped;
+      broken += run.broken;
+    });
+    // The faults struck: frames were lost, connections broke.
+    if (SEEDS.length >= 100) {
+      assert.ok(
+        dropped >= 1_000 && broken >= 50,
+        `${dropped} dropped, ${broken} broken`,
+      );
+    }
   });
 });
