@@ -28,12 +28,13 @@ const MESSAGES = 30;
 /** One seeded run; throws with the seed on any breach. */
 export async function websocketRandomRun(
   seed: number,
-): Promise<{ dropped: number; broken: number }> {
+): Promise<{ dropped: number; broken: number; trace: string[] }> {
   const random = seededRandom(seed);
   const h = harness();
   const ledger = new MessageLedger<string>({ seed, clock: h.scheduler });
   let dropped = 0;
   let broken = 0;
+  const trace: string[] = [];
   try {
     const direction = () => ({
       drop: random.between(0.1, 0.3),
@@ -139,10 +140,11 @@ export async function websocketRandomRun(
     for (const link of flaky.links) {
       dropped += link.toServer.stats.dropped + link.toClient.stats.dropped;
       if (link.broken) broken++;
+      trace.push(...link.toServer.trace, ...link.toClient.trace);
     }
   } finally {
     await h.done();
   }
   assert.equal(h.pendingTimers(), 0, `seed ${seed}: timers left`);
-  return { dropped, broken };
+  return { dropped, broken, trace };
 }

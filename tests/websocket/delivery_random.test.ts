@@ -27,4 +27,13 @@ describe("acknowledged mode under Akka's random faults", () => {
       );
     }
   });
+
+  it("replays a seed exactly: the same faults at the same virtual times", async () => {
+    for (const seed of SEEDS.slice(0, 3)) {
+      const first = await websocketRandomRun(seed);
+      const again = await websocketRandomRun(seed);
+      assert.ok(first.trace.length > 50, `${first.trace.length} decisions`);
+      assert.deepEqual(again.trace, first.trace, `seed ${seed}`);
+    }
+  });
 });
