@@ -5,11 +5,12 @@
  * runs (issue 30; docs/testing-under-faults.md):
  *
  * - `backoff-sender`: tests/patterns/_backoff_sender_random.ts
+ * - `backoff-supervisor`: tests/patterns/_backoff_supervisor_random.ts
  * - `websocket`: tests/websocket/_delivery_random.ts
  * - `worker`: tests/worker/_delivery_random.ts
  *
  * `node bench/soak.mjs [--seeds 1000] [--from <seed>] [--only <name>]`
- * bundles the three runs with esbuild (into .build/bench/soak/) and runs
+ * bundles the four runs with esbuild (into .build/bench/soak/) and runs
  * each seed in this Node process, on virtual time; each seed is independent
  * and replayable. By default it starts where the suite's 100 seeds end.
  * Prints, per spec, the seeds run, the failures (each with its seed and
@@ -37,6 +38,11 @@ const SPECS = {
     module: "tests/websocket/_delivery_random.ts",
     run: "websocketRandomRun",
     test: "tests/websocket/delivery_random.test.ts",
+  },
+  "backoff-supervisor": {
+    module: "tests/patterns/_backoff_supervisor_random.ts",
+    run: "backoffSupervisorRandomRun",
+    test: "tests/patterns/backoff_supervisor_random.test.ts",
   },
   worker: {
     module: "tests/worker/_delivery_random.ts",
