@@ -123,7 +123,10 @@ export interface FlakyWebSockets {
   setFaults(faults: SocketFaults): void;
   /** No more faults: `setFaults({})`. */
   heal(): void;
-  /** Closes every link's channels (what is in flight is lost; no timer is left). */
+  /**
+   * Closes every link's channels (what is in flight is lost) and cancels a
+   * break's close not yet reported: no timer is left.
+   */
   close(): void;
 }
 
@@ -254,7 +257,7 @@ export function flakyWebSockets(
       this.setFaults({});
     },
     close(): void {
-      for (const link of links) link.closeChannels();
+      for (const link of links) link.dispose();
     },
   };
 }
@@ -290,6 +293,8 @@ class SocketLink implements FlakySocketLink {
   closeFired = false;
   readonly #breaks: SeededRandom;
   readonly #scheduler: Scheduler;
+  /** The timer that reports a break's close to the client, until it fires. */
+  #closeReport: unknown = undefined;
   #disconnect: number;
 
   constructor(
@@ -361,7 +366,8 @@ class SocketLink implements FlakySocketLink {
       // The socket refused; it is abandoned either way.
     }
     // In a later task, as a socket reports its close: never inside send().
-    this.#scheduler.setTimeout(() => {
+    this.#closeReport = this.#scheduler.setTimeout(() => {
+      this.#closeReport = undefined;
       this.closeFired = true;
       fire(this.client.onclose, {
         type: "close",
@@ -375,5 +381,14 @@ class SocketLink implements FlakySocketLink {
   closeChannels(): void {
     this.toServer.close();
     this.toClient.close();
+  }
+
+  /** The end of a test: the channels closed, a pending close report cancelled. */
+  dispose(): void {
+    this.closeChannels();
+    if (this.#closeReport !== undefined) {
+      this.#scheduler.clearTimeout(this.#closeReport);
+      this.#closeReport = undefined;
+    }
   }
 }

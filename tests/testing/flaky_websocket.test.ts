@@ -92,6 +92,19 @@ describe("flakyWebSockets", () => {
     assert.equal(scheduler.pendingTimers, 0);
   });
 
+  it("close() leaves no timer, a break's pending close report included", async () => {
+    const { scheduler, flaky, socket, events } = setup({ disconnect: 1 });
+    await scheduler.timePasses(0);
+    socket.send("breaks it");
+    // The report of the break, and the fake server's side of the close.
+    assert.equal(scheduler.pendingTimers, 2);
+    flaky.close();
+    assert.equal(scheduler.pendingTimers, 1, "the report cancelled");
+    await scheduler.timePasses(10);
+    assert.deepEqual(events, ["open"]);
+    assert.equal(scheduler.pendingTimers, 0);
+  });
+
   it("heals every socket, live ones included", async () => {
     const { scheduler, network, flaky, socket } = setup({
       toServer: { drop: 1 },
