@@ -25,7 +25,7 @@
  * and `maxRetries` is its `maxRestarts`. Its reset is `"manual"`: the
  * count goes back to 0 when the socket actor reports `SocketStable` (open
  * for `minUptimeMs`, measured from the open event, not from the socket
- * actor's start: the same moment its messages are answered `Sent`), when a
+ * actor's start), when a
  * pause ends and on `Reconnect`. This actor waits the delay itself, on its
  * own timer, since a pause or a `Reconnect` cuts the wait short. The retry
  * limit is this decision's alone: the BackoffSupervisor under it respawns

@@ -16,11 +16,14 @@ import type { WebSocketData } from "./websocket_like.ts";
  * otherwise after the next successful connect, in order with every other
  * `Send`. If it has a sender (as with `ask`), the sender gets a
  * {@linkcode Sent} once it is delivered, as far as the mode can tell: by
- * default, once its bytes have left the socket's buffer on a connection
- * that stayed up `minUptimeMs`; in acknowledged mode (option `ack`), once
- * the server acknowledged it. Until then it is kept, and sent again on the
- * next connection if this one closes. Past `maxQueued` waiting messages, or
- * over `maxMessageBytes`, it goes to dead letters, and a
+ * default, once its bytes have left the socket's buffer; in acknowledged
+ * mode (option `ack`), once the server acknowledged it. By default a
+ * message is written at most once: if its connection ends before its
+ * bytes left the buffer, it goes to dead letters (an `ask` rejects), and
+ * is never sent again, since the server could not tell the copy from a new
+ * message. In acknowledged mode it is kept until acknowledged, and sent
+ * again, with its id, on the next connection. Past `maxQueued` waiting
+ * messages, or over `maxMessageBytes`, it goes to dead letters, and a
  * `WebSocketMessageDropped` event says so.
  *
  * @example Usage
@@ -85,8 +88,8 @@ export function byteLength(data: WebSocketData): number {
 /**
  * The reply to a {@linkcode Send} that had a sender: it was delivered, as
  * far as the mode can tell. By default (`acknowledged` false) its bytes
- * left the socket's buffer on a connection that stayed up `minUptimeMs`;
- * the server may still not have read it if that connection closes later
+ * left the socket's buffer; the server may still not have read it if that
+ * connection closes later
  * (`WebSocketClosed.mayNotHaveArrived` counts such messages). In
  * acknowledged mode (`acknowledged` true) the server acknowledged it; each
  * message is answered once.
@@ -98,7 +101,7 @@ export function byteLength(data: WebSocketData): number {
  *
  * const system = ActorSystem.create("demo", { logLevel: "off" });
  * const chat = system.actorOf(websocketProps({ url: "wss://chat.example/ws", page: false }));
- * // Resolves once "hello" left the socket's buffer on a connection that stayed up.
+ * // Resolves once "hello" left the socket's buffer.
  * chat.ask<Sent>(new Send("hello"), 10_000).then((reply) => console.log(reply instanceof Sent), () => {});
  * await system.terminate();
  * ```

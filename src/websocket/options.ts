@@ -141,10 +141,10 @@ export interface WebSocketOptions {
   policy?: BackoffPolicy;
   /**
    * How long a connection must stay open to count as a success: then the
-   * retry count goes back to 0 and (in the default mode) the messages it
-   * sent are answered {@linkcode Sent}. One that closes sooner is a failed
-   * attempt: the backoff keeps growing, and every message it carried is sent
-   * again on the next connection. Default 5000.
+   * retry count goes back to 0. One that closes sooner is a failed attempt:
+   * the backoff keeps growing. (It does not decide what is sent again: in
+   * the default mode nothing is; in acknowledged mode whatever was not
+   * acknowledged.) Default 5000.
    */
   minUptimeMs?: number;
   /** How long an attempt (URL function included) may take before it fails. Default 10,000. */

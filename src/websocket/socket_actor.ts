@@ -6,17 +6,20 @@
  * reports `SocketReady` as it starts, holds the `Send`s it gets until it is
  * told to `Connect`, makes one WebSocket, and reports what happens to it
  * (see `socket_protocol.ts`). When the attempt ends, it stops and reports
- * `SocketEnded`, with the messages it wrote and did not confirm: the
- * supervisor spawns the next socket actor at once, and hands it the
- * messages this one had not taken yet (its stash and mailbox, through the
- * runtime's port for patterns), in order; the connection actor hands it the
- * unconfirmed ones with its `Connect`, to write first. When to connect
- * again is the connection actor's decision, not this actor's.
+ * `SocketEnded`, with (acknowledged mode) the messages it wrote and did
+ * not confirm: the supervisor spawns the next socket actor at once, and
+ * hands it the messages this one had not taken yet (its stash and mailbox,
+ * through the runtime's port for patterns), in order; the connection actor
+ * hands it the unacknowledged ones with its `Connect`, to write first. When
+ * to connect again is the connection actor's decision, not this actor's.
  *
  * A written message is confirmed, by default, once the socket's
  * `bufferedAmount` shows its bytes left (read every FLUSH_POLL_MS while
- * some wait), on a socket open for `minUptimeMs`; in acknowledged mode, when
- * the server acknowledges its id. Then its sender gets a `Sent`.
+ * some wait); in acknowledged mode, when the server acknowledges its id.
+ * Then its sender gets a `Sent`. The default mode writes a message at most
+ * once: one still unconfirmed when its socket ends goes to dead letters,
+ * never out again on the next socket (the server could not tell the copy
+ * from a new message; ids that let it are what acknowledged mode adds).
  *
  * A socket whose `send` throws ends the attempt (the message goes to dead
  * letters). If the actor crashes instead (a heartbeat `message` function
@@ -79,6 +82,10 @@ const OPEN = 1;
 
 /** How often `bufferedAmount` is read while written messages wait for confirmation. */
 const FLUSH_POLL_MS = 20;
+
+/** Why a message written in the default mode, not confirmed when its socket ended, is a dead letter. */
+const UNCONFIRMED_AT_CLOSE =
+  "connection ended before its bytes left the buffer; not sent again (the default mode sends at most once: use ack to resend with ids)";
 
 /** A failure the client detected itself: reported as an abnormal closure. */
 const failure = (reason: string): CloseInfo => ({
@@ -151,8 +158,6 @@ export class SocketActor extends Actor<unknown> {
   #nextId = 1;
   /** Bytes written to this socket, messages and pings. */
   #written = 0;
-  /** Open for `minUptimeMs`. */
-  #stable = false;
   /** Messages answered `Sent` on this socket, in the default mode. */
   #confirmed = 0;
   /** How the attempt ended, once it did: `postStop` reports it. */
@@ -180,6 +185,13 @@ export class SocketActor extends Actor<unknown> {
     if (this.#closed) return;
     let unconfirmed = this.#unconfirmed.concat(this.#resend);
     const ending = this.#ending;
+    if (ending && !this.#settings.ack) {
+      // At most once: written, maybe read, never written again.
+      for (const outgoing of unconfirmed) {
+        this.#drop(outgoing, UNCONFIRMED_AT_CLOSE);
+      }
+      unconfirmed = [];
+    }
     if (!ending) {
       for (const outgoing of unconfirmed) {
         this.#drop(outgoing, "socket actor stopped", false);
@@ -248,11 +260,7 @@ export class SocketActor extends Actor<unknown> {
     // whose report says how the attempt failed.
     if (message instanceof Ping) return this.#ping();
     if (message instanceof Flush) return this.#flush();
-    if (message instanceof SocketStable) {
-      this.#stable = true;
-      this.#flush();
-      return this.#report(message);
-    }
+    if (message instanceof SocketStable) return this.#report(message);
     if (message instanceof SocketEnded) return this.#ended(message.close);
     this.context.system.publishDeadLetter(
       message,
@@ -328,14 +336,14 @@ export class SocketActor extends Actor<unknown> {
   }
 
   /**
-   * Default mode, once the socket is stable: answers `Sent` for each
+   * Default mode: answers `Sent` for each
    * message whose bytes have left the socket's buffer, oldest first, and
    * keeps reading `bufferedAmount` while some wait. (A `bufferedAmount` that
    * counts frame headers too only makes this later.)
    */
   #flush(): void {
     const ws = this.#ws;
-    if (!ws || this.#settings.ack || !this.#stable) return;
+    if (!ws || this.#settings.ack) return;
     const unconfirmed = this.#unconfirmed;
     const left = this.#written - (ws.bufferedAmount || 0);
     let n = 0;
@@ -489,8 +497,9 @@ export class SocketActor extends Actor<unknown> {
 
   /** The attempt is over: this actor stops, and reports it (`postStop`); the supervisor spawns the next. */
   #ended(close: CloseInfo): void {
-    // Still open (a Disconnect, a timeout): what left the buffer is confirmed first.
-    if (this.#ws?.readyState === OPEN) this.#flush();
+    // What left the buffer is confirmed first (a closed socket's
+    // `bufferedAmount` keeps counting what never left).
+    this.#flush();
     this.#ending = close;
     this.#end(close.code, close.reason, close.wasClean);
     this.context.stopSelf();

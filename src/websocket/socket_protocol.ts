@@ -13,7 +13,8 @@
  * connect, pauses, retries, giving up) and the counts; a socket actor owns
  * its WebSocket, its timers, the `Send`s waiting for that socket to open and
  * the messages it wrote and has not confirmed yet ({@linkcode Outgoing}).
- * Those go back with its `SocketEnded`; the connection actor keeps them
+ * In acknowledged mode those go back with its `SocketEnded` (by default
+ * they are dead letters: written at most once); the connection actor keeps them
  * until its next `Connect` hands them to the next socket actor, which writes
  * them first: so they go out again before anything newer.
  *
@@ -104,7 +105,8 @@ export class SocketStable {
 /**
  * The attempt ended: the socket closed or failed, or a `Disconnect` ended
  * it. The socket actor stops; the supervisor spawns the next one at once.
- * `unconfirmed` are the messages to write again, oldest first; `nextId` the
+ * `unconfirmed` are the messages to write again (acknowledged mode only),
+ * oldest first; `nextId` the
  * next id. (The socket actor's deadline timer delivers one to itself, with
  * only `close`: the attempt failed.)
  */
