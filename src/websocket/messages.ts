@@ -41,6 +41,8 @@ import type { WebSocketData } from "./websocket_like.ts";
 export class Send {
   /** The frame to send. */
   declare readonly data: WebSocketData;
+  // Type only: a plain `{ data }` is no Send (the actor matches by class).
+  declare private readonly brand: "send";
 
   /**
    * Creates the message.
@@ -142,6 +144,8 @@ export class Sent {
  * ```
  */
 export class Close {
+  // Type only: a plain `{ code, reason }` is no Close.
+  declare private readonly brand: "close";
   /** The close code. */
   declare readonly code: number;
   /** The reason. */
@@ -207,7 +211,11 @@ export class Close {
  * await system.terminate();
  * ```
  */
-export class Reconnect {}
+export class Reconnect {
+  // Type only: without it, any value but null and undefined would type-check
+  // as a Reconnect, and so as a message of the connection.
+  declare private readonly brand: "reconnect";
+}
 
 /**
  * Everything a connection actor accepts.
