@@ -55,6 +55,16 @@
  * @module
  */
 
+export {
+  connect,
+  type ConnectOptions,
+  SendFailedError,
+  type SendFailure,
+  type SocketEventMap,
+  type SocketSnapshot,
+  type SocketStatus,
+  SupervisedSocket,
+} from "./supervised_socket.ts";
 export { websocketProps } from "./websocket_props.ts";
 export {
   type AckOptions,
