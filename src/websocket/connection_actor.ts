@@ -56,6 +56,7 @@ import { SocketActor } from "./socket_actor.ts";
 import {
   Connect,
   Disconnect,
+  DropQueued,
   type Outgoing,
   SendDropped,
   SocketClosed,
@@ -152,6 +153,10 @@ export class ConnectionActor extends Actor<unknown> {
   #resend: Outgoing[] = [];
   /** The next id (acknowledged mode). */
   #nextId = 1;
+  /** Why it gave up, while it has: `Send`s go to dead letters until `Reconnect`. */
+  #gaveUp?: string;
+  /** When each `Send` arrived, for `ttlMs` (shared with the socket actors). */
+  readonly #enqueuedAt: WeakMap<Send, number> | undefined;
   readonly #onPageEvent = (event: { readonly type: string }): void =>
     this.self.tell(new PageEvent(event.type as PageEventType));
 
@@ -167,6 +172,7 @@ export class ConnectionActor extends Actor<unknown> {
       triggerOn: "any",
       maxRestarts: settings.maxRetries,
     });
+    if (settings.ttlMs < Infinity) this.#enqueuedAt = new WeakMap();
   }
 
   override preStart(): void {
@@ -175,7 +181,7 @@ export class ConnectionActor extends Actor<unknown> {
     this.#supervisor = this.context.actorOf(
       BackoffSupervisor.props({
         childProps: Props.create(
-          () => new SocketActor(settings, this.self),
+          () => new SocketActor(settings, this.self, this.#enqueuedAt),
           { stashCapacity: settings.maxQueued },
         ),
         childName: "socket",
@@ -207,8 +213,8 @@ export class ConnectionActor extends Actor<unknown> {
     this.#release("connection stopped");
   }
 
-  /** The messages kept between two attempts go to dead letters. */
-  #release(reason: string): void {
+  /** The messages kept between two attempts go to dead letters (`counted`: with events). */
+  #release(reason: string, counted = false): void {
     for (const { send, sender } of this.#resend.splice(0)) {
       this.context.system.publishDeadLetter(
         send,
@@ -216,6 +222,7 @@ export class ConnectionActor extends Actor<unknown> {
         this.self as never,
         reason,
       );
+      if (counted) this.#droppedOne(send, reason);
     }
   }
 
@@ -239,10 +246,16 @@ export class ConnectionActor extends Actor<unknown> {
       const bytes = typeof data === "string" && data.length * 3 <= max
         ? 0
         : byteLength(data);
-      if (bytes <= max) {
+      const reason = bytes > max
+        ? `${bytes} bytes, over maxMessageBytes (${max})`
+        : this.#gaveUp;
+      if (!reason) {
+        const enqueuedAt = this.#enqueuedAt;
+        if (enqueuedAt && !enqueuedAt.has(message)) {
+          enqueuedAt.set(message, this.context.system.scheduler.now());
+        }
         return this.#supervisor.tell(message, this.sender as never);
       }
-      const reason = `${bytes} bytes, over maxMessageBytes (${max})`;
       this.#deadLetter(message, reason);
       return this.#droppedOne(message, reason);
     }
@@ -268,6 +281,7 @@ export class ConnectionActor extends Actor<unknown> {
       return this.#supervisor.tell(message);
     }
     if (message instanceof Reconnect) {
+      this.#gaveUp = undefined;
       this.#hidden = false;
       this.#retries.reset();
       // (A second `Disconnect` while ending finds no attempt: it changes nothing.)
@@ -431,16 +445,16 @@ export class ConnectionActor extends Actor<unknown> {
       ? this.#retries.childTerminated("failure", 0) // time unread: manual reset, no childStarted
       : undefined;
     if (verdict?.action !== "respawn") {
+      const why = verdict
+        ? `maxRetries (${maxRetries}) reached`
+        : `shouldReconnect returned false for code ${close.code}`;
       this.#phase = "gave-up";
-      return this.#publish(
-        new WebSocketGaveUp(
-          this.self,
-          verdict
-            ? `maxRetries (${maxRetries}) reached`
-            : `shouldReconnect returned false for code ${close.code}`,
-          close,
-        ),
-      );
+      this.#publish(new WebSocketGaveUp(this.self, why, close));
+      // Every message waiting, and each sent until `Reconnect`, is a dead
+      // letter: no ask waits for a connection that will not come.
+      const reason = this.#gaveUp = `gave up: ${why}`;
+      this.#release(reason, true);
+      return this.#supervisor.tell(new DropQueued(reason));
     }
     if (verdict.policyFailure) {
       logPolicyFailure(this.log, verdict.policyFailure);

@@ -231,8 +231,10 @@ export class WebSocketReconnectScheduled extends WebSocketEvent {
 
 /**
  * The connection stopped trying: `maxRetries` was reached, or
- * `shouldReconnect` returned `false`. Waiting messages are kept; a
- * `Reconnect` tries again.
+ * `shouldReconnect` returned `false`. Every message waiting goes to dead
+ * letters with the reason `"gave up: …"` (each with a
+ * `WebSocketMessageDropped` event; their asks reject), and so does each
+ * `Send` until a `Reconnect`, which tries again.
  *
  * @example Usage
  * ```ts
@@ -305,7 +307,9 @@ export class WebSocketPaused extends WebSocketEvent {
 
 /**
  * A message will not be sent: the queue was full (`maxQueued`), it is over
- * `maxMessageBytes`, the socket refused the data, or (acknowledged mode)
+ * `maxMessageBytes`, it waited `ttlMs` ("expired"), the connection gave up
+ * ("gave up"), it was still in the socket's buffer when its connection
+ * ended (default mode: "not sent again"), the socket refused the data, or (acknowledged mode)
  * the unacknowledged buffer was full (`maxUnacked`) or it was sent
  * `maxAttempts` times without an acknowledgement. A `DeadLetter` is
  * published for it too.

@@ -165,6 +165,14 @@ export interface WebSocketOptions {
    * 100 MiB. Raise it to what your server accepts (`Infinity`: no limit).
    */
   maxMessageBytes?: number;
+  /**
+   * How long a `Send` may wait for a connection, in milliseconds from when
+   * the connection actor got it: one that waited this long is a dead letter
+   * (`"expired: …"`, with a `WebSocketMessageDropped` event; its ask
+   * rejects), never sent stale. In acknowledged mode it bounds the resends
+   * too. Default `Infinity` (no limit).
+   */
+  ttlMs?: number;
   /** Acknowledged mode (see {@linkcode AckOptions}). Default: off. */
   ack?: AckOptions;
   /**
@@ -219,6 +227,7 @@ export interface Settings
   readonly maxRetries: number;
   readonly maxQueued: number;
   readonly maxMessageBytes: number;
+  readonly ttlMs: number;
   readonly ack: Required<AckOptions> | undefined;
   readonly hiddenCloseMs: number;
   readonly page: PageLike | undefined;
@@ -283,6 +292,7 @@ export function settingsFrom(options: WebSocketOptions): Settings {
     maxRetries = Infinity,
     maxQueued = 1_000,
     maxMessageBytes = 1_048_576,
+    ttlMs = Infinity,
     ack,
     shouldReconnect,
     heartbeat,
@@ -313,6 +323,7 @@ export function settingsFrom(options: WebSocketOptions): Settings {
   count("maxQueued", maxQueued);
   // Neither 0 bytes nor 0 unacknowledged messages nor 0 tries could send anything.
   checkCount(ACTION, "maxMessageBytes", maxMessageBytes, 1);
+  if (ttlMs !== Infinity) time("ttlMs", ttlMs, 1);
   let acks: Required<AckOptions> | undefined;
   if (ack !== undefined) {
     if (typeof ack !== "object" || ack === null) {
@@ -373,6 +384,7 @@ export function settingsFrom(options: WebSocketOptions): Settings {
     maxRetries,
     maxQueued,
     maxMessageBytes,
+    ttlMs,
     ack: acks,
     shouldReconnect,
     heartbeat: ping,

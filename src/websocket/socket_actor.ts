@@ -64,6 +64,7 @@ import { type Settings, URL_EXPECTED, webSocketUrl } from "./options.ts";
 import {
   Connect,
   Disconnect,
+  DropQueued,
   type Outgoing,
   SendDropped,
   SocketClosed,
@@ -97,6 +98,11 @@ const failure = (reason: string): CloseInfo => ({
 /** The "ping" timer's message: time to send a ping. */
 class Ping {
   declare private readonly brand: "ping";
+}
+
+/** The "expire" timer's message: the oldest message waiting reached `ttlMs`. */
+class Expire {
+  declare private readonly brand: "expire";
 }
 
 /** The "flush" timer's message: time to read `bufferedAmount`. */
@@ -164,11 +170,20 @@ export class SocketActor extends Actor<unknown> {
   #ending?: CloseInfo;
   /** `Close` was done: nothing to report any more. */
   #closed = false;
+  /** The connection gave up, for this reason: `Send`s are dropped until `Connect`. */
+  #dropping?: string;
+  /** When each `Send` reached the connection (with `ttlMs` only): shared with it. */
+  readonly #enqueuedAt: WeakMap<Send, number> | undefined;
 
-  constructor(settings: Settings, connection: ActorRef<WebSocketCommand>) {
+  constructor(
+    settings: Settings,
+    connection: ActorRef<WebSocketCommand>,
+    enqueuedAt?: WeakMap<Send, number>,
+  ) {
     super();
     this.#settings = settings;
     this.#connection = connection;
+    this.#enqueuedAt = enqueuedAt;
   }
 
   override preStart(): void {
@@ -231,10 +246,23 @@ export class SocketActor extends Actor<unknown> {
       });
     }
     if (message instanceof Connect) {
+      this.#dropping = undefined;
       this.#resend = message.resend;
       this.#nextId = message.nextId;
       this.#waiting += message.resend.length;
       return this.#connect();
+    }
+    if (message instanceof DropQueued) {
+      // The stash comes back through #send, which drops each.
+      this.#dropping = message.reason;
+      this.#waiting = 0;
+      return this.context.unstashAll();
+    }
+    if (message instanceof Expire) {
+      // Each comes back through #send: expired ones are dropped, the others
+      // stashed again, in order, ahead of the mailbox.
+      this.#waiting = this.#resend.length;
+      return this.context.unstashAll();
     }
     if (message instanceof Disconnect) {
       if (this.#attempt) {
@@ -277,12 +305,40 @@ export class SocketActor extends Actor<unknown> {
    */
   #send(outgoing: Outgoing): void {
     const { maxQueued } = this.#settings;
+    if (this.#dropping) return this.#drop(outgoing, this.#dropping);
     if (this.#writable) return this.#write(outgoing);
+    if (this.#expired(outgoing)) return;
     if (this.#waiting >= maxQueued) {
       return this.#drop(outgoing, `queue full (maxQueued ${maxQueued})`);
     }
-    if (this.context.stash()) this.#waiting++;
-    else this.#report(new SendDropped(outgoing.send, "stash overflow")); // the runtime published its dead letter
+    if (this.context.stash()) {
+      this.#waiting++;
+      this.#expireLater(outgoing);
+    } else this.#report(new SendDropped(outgoing.send, "stash overflow")); // the runtime published its dead letter
+  }
+
+  /** With `ttlMs`: whether it waited that long, and if so drops it. */
+  #expired(outgoing: Outgoing): boolean {
+    const { ttlMs } = this.#settings;
+    const at = this.#enqueuedAt?.get(outgoing.send);
+    if (at === undefined || this.context.system.scheduler.now() - at < ttlMs) {
+      return false;
+    }
+    this.#drop(outgoing, `expired: waited ${ttlMs} ms (ttlMs) unsent`);
+    return true;
+  }
+
+  /** With `ttlMs`: the "expire" timer runs for the oldest message waiting, the first stashed. */
+  #expireLater(outgoing: Outgoing): void {
+    const at = this.#enqueuedAt?.get(outgoing.send);
+    const timers = this.context.timers;
+    if (at === undefined || timers.isTimerActive("expire")) return;
+    const now = this.context.system.scheduler.now();
+    timers.startSingleTimer(
+      "expire",
+      new Expire(),
+      Math.max(0, at + this.#settings.ttlMs - now),
+    );
   }
 
   /**
@@ -292,6 +348,7 @@ export class SocketActor extends Actor<unknown> {
    */
   #write(outgoing: Outgoing): void {
     const { ack } = this.#settings;
+    if (this.#expired(outgoing)) return;
     const unconfirmed = this.#unconfirmed;
     let frame: unknown = outgoing.send.data;
     if (ack) {

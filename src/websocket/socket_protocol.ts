@@ -79,6 +79,17 @@ export class Disconnect {
   }
 }
 
+/**
+ * The connection gave up: every `Send` waiting goes to dead letters with
+ * `reason` (their asks reject), until the next `Connect`.
+ */
+export class DropQueued {
+  declare readonly reason: string;
+  constructor(reason: string) {
+    this.reason = reason;
+  }
+}
+
 // ───── a socket actor's reports ─────
 
 /**
