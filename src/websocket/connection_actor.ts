@@ -58,6 +58,7 @@ import {
   Disconnect,
   DropQueued,
   type Outgoing,
+  Probe,
   SendDropped,
   SocketClosed,
   SocketEnded,
@@ -74,15 +75,29 @@ const FALLBACK_DELAY_MS = 30_000;
  * The page events listened to, on the window or its document, and the
  * "hidden" timer's: the page has been hidden for `hiddenCloseMs`.
  */
-type PageEventType = "online" | "offline" | "visibilitychange" | "hidden";
-const PAGE_EVENTS: readonly PageEventType[] = [
+type PageEventType =
+  | "online"
+  | "offline"
+  | "pagehide"
+  | "pageshow"
+  | "visibilitychange"
+  | "freeze"
+  | "resume"
+  | "hidden";
+const WINDOW_EVENTS: readonly PageEventType[] = [
   "online",
   "offline",
+  "pagehide",
+  "pageshow",
+];
+const DOCUMENT_EVENTS: readonly PageEventType[] = [
   "visibilitychange",
+  "freeze",
+  "resume",
 ];
 
 /** Why attempts are paused. */
-type PauseReason = "offline" | "hidden";
+type PauseReason = "offline" | "hidden" | "frozen";
 
 /** The end of a socket actor that crashed: it could not report it. */
 const CRASHED: CloseInfo = {
@@ -143,6 +158,12 @@ export class ConnectionActor extends Actor<unknown> {
   #offline = false;
   /** The page was hidden for `hiddenCloseMs`: no socket until it is visible. */
   #hidden = false;
+  /**
+   * The page was frozen or left (`freeze`, `pagehide`): no socket until it
+   * resumes or is shown again. An open socket would keep the page out of the
+   * back-forward cache, and a frozen page cannot answer it anyway.
+   */
+  #frozen = false;
   /** The pause last reported, so that each is reported once. */
   #pausedBy?: PauseReason;
   /** Retries since the last stable connection or reset (its `restartCount`), their delays, and `maxRetries`. */
@@ -228,11 +249,9 @@ export class ConnectionActor extends Actor<unknown> {
 
   #listen(method: "addEventListener" | "removeEventListener"): void {
     const page = this.#settings.page!;
-    for (const type of PAGE_EVENTS) {
-      (type[0] === "v" ? page.document : page)?.[method](
-        type,
-        this.#onPageEvent,
-      );
+    for (const type of WINDOW_EVENTS) page[method](type, this.#onPageEvent);
+    for (const type of DOCUMENT_EVENTS) {
+      page.document?.[method](type, this.#onPageEvent);
     }
   }
 
@@ -330,6 +349,15 @@ export class ConnectionActor extends Actor<unknown> {
       case "hidden":
         this.#hidden = true;
         return this.#pauseStarted();
+      case "freeze":
+      case "pagehide":
+        this.#frozen = true;
+        return this.#pauseStarted();
+      case "resume":
+      case "pageshow":
+        if (!this.#frozen) return;
+        this.#frozen = false;
+        return this.#resume(0);
       case "online":
         if (!this.#offline) return;
         this.#offline = false;
@@ -350,6 +378,10 @@ export class ConnectionActor extends Actor<unknown> {
           if (this.#hidden) {
             this.#hidden = false;
             this.#resume(0);
+          } else if (this.#phase === "open" && this.#settings.heartbeat) {
+            // Timers may not have run while hidden: a socket that died
+            // meanwhile is found now, not at the next ping.
+            this.#supervisor.tell(new Probe());
           }
         }
     }
@@ -357,7 +389,13 @@ export class ConnectionActor extends Actor<unknown> {
 
   /** Why attempts are paused now, if they are. */
   get #pausedFor(): PauseReason | undefined {
-    return this.#offline ? "offline" : this.#hidden ? "hidden" : undefined;
+    return this.#offline
+      ? "offline"
+      : this.#hidden
+      ? "hidden"
+      : this.#frozen
+      ? "frozen"
+      : undefined;
   }
 
   /**
@@ -367,7 +405,10 @@ export class ConnectionActor extends Actor<unknown> {
    */
   #pauseStarted(): void {
     const phase = this.#phase;
-    if (phase === "connecting" || (phase === "open" && this.#hidden)) {
+    if (
+      phase === "connecting" ||
+      (phase === "open" && (this.#hidden || this.#frozen))
+    ) {
       this.#disconnect("ending", `paused: ${this.#pausedFor}`);
     } else if (phase === "waiting" || phase === "paused") {
       this.#pause();

@@ -31,6 +31,12 @@ import type {
  * the connection, a laptop that slept): browsers cannot send ping frames,
  * and such a socket stays "open" without a close event for minutes.
  *
+ * With one, a socket counts as connected only after a first round trip: a
+ * ping goes out as it opens, and `WebSocketOpened` is published when a
+ * frame comes back (if none does within `timeoutMs`, the attempt fails).
+ * When a page becomes visible again, a ping goes out at once too (timers
+ * may not have run while it was hidden).
+ *
  * @example Usage
  * ```ts
  * import type { HeartbeatOptions } from "@understudy/core/websocket";
@@ -185,7 +191,11 @@ export interface WebSocketOptions {
   heartbeat?: HeartbeatOptions;
   /** Close while the page has been hidden this long, and connect again when it is visible. Default `Infinity` (never). */
   hiddenCloseMs?: number;
-  /** The page whose `online`, `offline` and `visibilitychange` events count; `false` to ignore them. Default: `globalThis` if it has `addEventListener`. */
+  /**
+   * The page whose `online`, `offline`, `visibilitychange`, `pagehide`,
+   * `pageshow`, `freeze` and `resume` events count; `false` to ignore them.
+   * Default: `globalThis` if it has `addEventListener`.
+   */
   page?: PageLike | false;
   /** The WebSocket class. Default: `globalThis.WebSocket`, read at each attempt. */
   WebSocket?: WebSocketConstructor;

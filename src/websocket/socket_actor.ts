@@ -66,6 +66,7 @@ import {
   Disconnect,
   DropQueued,
   type Outgoing,
+  Probe,
   SendDropped,
   SocketClosed,
   SocketEnded,
@@ -170,6 +171,8 @@ export class SocketActor extends Actor<unknown> {
   #ending?: CloseInfo;
   /** `Close` was done: nothing to report any more. */
   #closed = false;
+  /** With a heartbeat: the socket opened and no frame came yet (`WebSocketOpened` waits for one). */
+  #unverified = false;
   /** The connection gave up, for this reason: `Send`s are dropped until `Connect`. */
   #dropping?: string;
   /** When each `Send` reached the connection (with `ttlMs` only): shared with it. */
@@ -286,7 +289,9 @@ export class SocketActor extends Actor<unknown> {
     // Its timers: "ping"; "flush"; "stable", whose report is passed on;
     // "deadline" (the connection timeout, or the heartbeat's after a ping),
     // whose report says how the attempt failed.
-    if (message instanceof Ping) return this.#ping();
+    if (message instanceof Ping || message instanceof Probe) {
+      return this.#ping();
+    }
     if (message instanceof Flush) return this.#flush();
     if (message instanceof SocketStable) return this.#report(message);
     if (message instanceof SocketEnded) return this.#ended(message.close);
@@ -491,6 +496,11 @@ export class SocketActor extends Actor<unknown> {
   /** A frame: an acknowledgement (acknowledged mode), or a message for the subscriber. Any frame answers a heartbeat's ping. */
   #received(data: unknown): void {
     this.context.timers.cancel("deadline");
+    if (this.#unverified) {
+      // The first round trip: now it counts as connected.
+      this.#unverified = false;
+      this.#publish(new WebSocketOpened(this.#connection, this.#ws!.protocol));
+    }
     let id: unknown;
     try {
       id = this.#settings.ack?.decodeAck(data);
@@ -516,11 +526,17 @@ export class SocketActor extends Actor<unknown> {
     const timers = this.context.timers;
     const ws = this.#ws!;
     timers.cancel("deadline");
-    this.#publish(new WebSocketOpened(this.#connection, ws.protocol));
+    // With a heartbeat, connected only once a frame came back (see #received).
+    if (!heartbeat) {
+      this.#publish(new WebSocketOpened(this.#connection, ws.protocol));
+    }
     this.#report(new SocketOpened());
     if (ws.readyState !== OPEN) return;
     this.#open = true;
     if (heartbeat) {
+      this.#unverified = true;
+      // The first round trip's probe, after the messages waiting.
+      this.self.tell(new Probe());
       timers.startTimerWithFixedDelay("ping", new Ping(), heartbeat.intervalMs);
     }
     timers.startSingleTimer("stable", new SocketStable(), minUptimeMs);

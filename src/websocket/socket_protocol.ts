@@ -90,6 +90,11 @@ export class DropQueued {
   }
 }
 
+/** With a heartbeat: ping now (the page is visible again), and fail the socket if no frame answers. */
+export class Probe {
+  declare private readonly brand: "probe";
+}
+
 // ───── a socket actor's reports ─────
 
 /**
