@@ -455,7 +455,8 @@ export class SupervisedSocket {
       const { code, reason, wasClean } = event;
       this.#update(
         closing ? { lastClose: { code, reason, wasClean } } : {
-          status: "reconnecting",
+          // A pause closes with "paused: …", and its event follows.
+          status: reason.startsWith("paused: ") ? "paused" : "reconnecting",
           readyState: 0,
           lastClose: { code, reason, wasClean },
         },

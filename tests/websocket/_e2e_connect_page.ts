@@ -54,4 +54,10 @@ const page: ConnectPage = {
 for (const type of ["freeze", "resume"]) {
   document.addEventListener(type, () => page.lifecycle.push(type));
 }
+for (const type of ["pagehide", "pageshow"]) {
+  addEventListener(type, (event) => {
+    const { persisted } = event as Event & { persisted: boolean };
+    page.lifecycle.push(`${type}${persisted ? " (persisted)" : ""}`);
+  });
+}
 (globalThis as unknown as { e2e: ConnectPage }).e2e = page;

@@ -94,6 +94,10 @@ describe("the page's lifecycle", () => {
         WebSocket: h.network.WebSocket,
         page,
       });
+      const statuses: string[] = [];
+      socket.subscribe(({ status }) => {
+        if (statuses.at(-1) !== status) statuses.push(status);
+      });
       await h.tick(0);
       assert.equal(socket.status, "open");
       page.pagehide();
@@ -103,6 +107,15 @@ describe("the page's lifecycle", () => {
       await h.tick(0);
       assert.equal(socket.status, "open");
       await socket.close();
+      assert.deepEqual(statuses, [
+        "connecting",
+        "open",
+        "paused", // at the close, not "reconnecting" first
+        "connecting",
+        "open",
+        "closing",
+        "closed",
+      ]);
       assert.equal(page.allListeners, 0);
     } finally {
       await h.done();
