@@ -274,9 +274,13 @@ export class SupervisedSocket {
       ...rest,
       url,
       subscriber: (event) => {
-        this.#heard(event);
-        if (typeof subscriber === "function") subscriber(event);
-        else subscriber?.tell(event);
+        // A listener that throws skips neither the snapshot nor the subscriber.
+        try {
+          this.#heard(event);
+        } finally {
+          if (typeof subscriber === "function") subscriber(event);
+          else subscriber?.tell(event);
+        }
       },
     });
     this.#ownSystem = !system;

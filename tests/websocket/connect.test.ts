@@ -109,11 +109,13 @@ describe("connect", () => {
   it("hears open, message and close with addEventListener, until removed", async () => {
     const h = harness();
     try {
+      const given: string[] = [];
       const socket = connect("ws://example.test/ws", {
         system: h.system,
         WebSocket: h.network.WebSocket,
         page: false,
         policy: doubling,
+        subscriber: (event) => given.push(event.constructor.name),
       });
       const heard: string[] = [];
       const onMessage = (event: WebSocketMessage) =>
@@ -138,6 +140,11 @@ describe("connect", () => {
       h.network.last.end({ code: 4000, reason: "", wasClean: false });
       await h.tick(0);
       assert.deepEqual(heard, ["open", "message one", "close 4000"]);
+      // The subscriber given still hears every event, the thrown-on ones too.
+      assert.equal(
+        given.filter((name) => name === "WebSocketMessage").length,
+        2,
+      );
       assert.deepEqual(
         h.logs.map((record) => record.message),
         ["WebSocket subscriber threw", "WebSocket subscriber threw"],
