@@ -55,6 +55,8 @@ export {
   type AskOptions,
   AskTimeoutError,
   DEFAULT_ASK_TIMEOUT_MS,
+  Query,
+  reply,
   type ReplyOf,
   Request,
   UndeliveredError,

@@ -128,6 +128,21 @@ console.log(await breaker.call(() => fetch("/x")));`,
       contents: `export * from "${at("./websocket")}";`,
     },
     {
+      // Issue 28's front door: a program that uses only `connect` (its own
+      // actor system made for it). Budget goal 10,000 B gzipped.
+      id: "websocket-connect",
+      label:
+        "understudy: `connect` from `./websocket` (send, listen, close), used alone",
+      impl: "understudy",
+      contents: `import { connect } from "${at("./websocket")}";
+const socket = connect("wss://chat.example/ws");
+socket.addEventListener("message", (event) => console.log(event.data));
+socket.subscribe((snapshot) => console.log(snapshot.status));
+socket.send("hello");
+await socket.sendConfirmed("hello again");
+await socket.close();`,
+    },
+    {
       id: "xstate",
       label: "xstate: `createMachine` + `createActor`",
       impl: "xstate",

@@ -48,6 +48,7 @@ type State =
   | "waiting"
   | "offline"
   | "hidden"
+  | "frozen"
   | "gave-up";
 
 function setState(state: State): void {

@@ -61,6 +61,10 @@ export { fullJitterBackoff } from "./full_jitter.ts";
 export { equalJitterBackoff } from "./equal_jitter.ts";
 export { decorrelatedJitterBackoff } from "./decorrelated_jitter.ts";
 export {
+  cappedJitterBackoff,
+  type CappedJitterBackoffOptions,
+} from "./capped_jitter.ts";
+export {
   truncatedBinaryBackoff,
   type TruncatedBinaryBackoffOptions,
 } from "./truncated_binary.ts";

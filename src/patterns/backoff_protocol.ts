@@ -16,7 +16,7 @@
  * @module
  */
 
-import { type ActorRef, Request } from "../runtime/actor_ref.ts";
+import { type ActorRef, Query } from "../runtime/actor_ref.ts";
 
 /**
  * Base of the BackoffSupervisor's events on the event stream; subscribe to
@@ -201,7 +201,7 @@ export class BackoffGaveUp extends BackoffEvent {
 /**
  * Asks a BackoffSupervisor for its current child; the reply is a
  * {@linkcode CurrentChild}, and `ask` infers it (a
- * {@linkcode Request}`<CurrentChild>`). Send
+ * {@linkcode Query}`<CurrentChild>`). Send
  * {@linkcode BackoffSupervisor.GetCurrentChild}.
  *
  * @example Usage
@@ -211,14 +211,14 @@ export class BackoffGaveUp extends BackoffEvent {
  * BackoffSupervisor.GetCurrentChild instanceof GetCurrentChild; // true
  * ```
  */
-export class GetCurrentChild extends Request<CurrentChild> {
+export class GetCurrentChild extends Query<CurrentChild> {
   declare private readonly brand: "get-current-child";
 }
 
 /**
  * Asks a BackoffSupervisor for its restart count; the reply is a
  * {@linkcode RestartCount}, and `ask` infers it (a
- * {@linkcode Request}`<RestartCount>`). Send
+ * {@linkcode Query}`<RestartCount>`). Send
  * {@linkcode BackoffSupervisor.GetRestartCount}.
  *
  * @example Usage
@@ -228,7 +228,7 @@ export class GetCurrentChild extends Request<CurrentChild> {
  * BackoffSupervisor.GetRestartCount instanceof GetRestartCount; // true
  * ```
  */
-export class GetRestartCount extends Request<RestartCount> {
+export class GetRestartCount extends Query<RestartCount> {
   declare private readonly brand: "get-restart-count";
 }
 

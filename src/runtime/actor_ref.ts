@@ -66,38 +66,109 @@ export interface AskOptions {
  * A message that declares the type of its reply, so `ask` infers it:
  * extend it (it adds nothing at run time but an empty base class), and
  * `ref.ask(new GetBalance(id))` is a `Promise<number>` when `GetBalance
- * extends Request<number>`. Messages that do not extend it are asked with
- * an explicit type argument, `ref.ask<number>(message)`, as before.
+ * extends Query<number>`. The replying side is checked too when it answers
+ * with {@linkcode reply}. Messages that do not extend it are asked with an
+ * explicit type argument, `ref.ask<number>(message)`, as before.
  *
  * @typeParam R The reply's type.
  *
  * @example Usage
  * ```ts
- * import { Request } from "@understudy/core";
+ * import { Query } from "@understudy/core";
  *
- * class Ping extends Request<"pong"> {}
+ * class Ping extends Query<"pong"> {}
  * const ping = new Ping(); // asking an actor with it yields Promise<"pong">
  * ```
  */
-export abstract class Request<R> {
+export abstract class Query<R> {
   /** Type only: the reply's type (never set at run time). */
   declare readonly "~reply"?: R;
+  // Type only: a plain object (`{}`) is no Query, though every field is optional.
+  declare private readonly "~query": true;
 }
 
 /**
- * The reply type a message declares through {@linkcode Request};
+ * The former name of {@linkcode Query}, kept for one release.
+ *
+ * @deprecated Renamed {@linkcode Query} (the name `Request` hid fetch's
+ * `Request`); this alias is removed in the next release.
+ *
+ * @example Migration
+ * ```ts
+ * import { Query } from "@understudy/core";
+ *
+ * class GetName extends Query<string> {} // was: extends Request<string>
+ * ```
+ */
+export const Request: typeof Query = Query;
+/**
+ * The former name of {@linkcode Query}, kept for one release.
+ *
+ * @deprecated Renamed {@linkcode Query}; removed in the next release.
+ *
+ * @typeParam R The reply's type.
+ *
+ * @example Migration
+ * ```ts
+ * import type { Query } from "@understudy/core";
+ *
+ * type Asked = Query<string>; // was: Request<string>
+ * ```
+ */
+export type Request<R> = Query<R>;
+
+/**
+ * The reply type a message declares through {@linkcode Query};
  * `unknown` for any other message.
  *
  * @example Usage
  * ```ts
- * import { Request, type ReplyOf } from "@understudy/core";
+ * import { Query, type ReplyOf } from "@understudy/core";
  *
- * class GetName extends Request<string> {}
+ * class GetName extends Query<string> {}
  * const name: ReplyOf<GetName> = "alice";
  * ```
  */
 export type ReplyOf<M> = M extends { readonly "~reply"?: infer R } ? R
   : unknown;
+
+/**
+ * Answers a {@linkcode Query} with a value of the type it declares: the
+ * replying side of a typed `ask`, checked as the asking side is (answering
+ * `42` to a `Query<string>` does not compile). Tells `value` to `to`, the
+ * asker (`this.sender` in the handler); nothing if there is none.
+ *
+ * @example Usage
+ * ```ts
+ * import { Actor, ActorSystem, Props, Query, reply } from "@understudy/core";
+ *
+ * class GetName extends Query<string> {}
+ * class Profile extends Actor<GetName> {
+ *   onReceive(message: GetName): void {
+ *     reply(this.sender, message, "alice"); // reply(this.sender, message, 42) does not compile
+ *   }
+ * }
+ * const system = ActorSystem.create("demo");
+ * const profile = system.actorOf(Props.create(() => new Profile()));
+ * console.log(await profile.ask(new GetName())); // "alice"
+ * await system.terminate();
+ * ```
+ *
+ * @typeParam M The query's type; the value's type is `ReplyOf<M>`.
+ * @param to Who asked (`this.sender`), or `undefined`.
+ * @param query The query being answered (only its type is used).
+ * @param value The answer.
+ * @param sender Who the asker sees as the sender of the answer.
+ */
+export function reply<M extends Query<unknown>>(
+  to: ActorRef<never> | undefined,
+  // deno-lint-ignore no-unused-vars -- only its type is read: it types `value`
+  query: M,
+  value: ReplyOf<M>,
+  sender?: ActorRef<never>,
+): void {
+  (to as ActorRef<unknown> | undefined)?.tell(value, sender);
+}
 
 /**
  * A handle to an actor. Send it messages with `tell`, or `ask` for a reply.
@@ -152,23 +223,23 @@ export abstract class ActorRef<T> {
   abstract tell(message: T | PoisonPill, sender?: ActorRef<never>): void;
 
   /**
-   * Sends a {@linkcode Request} and waits for its reply, whose type the
-   * request declares: `ref.ask(new GetBalance("alice"))` is a
-   * `Promise<number>` when `GetBalance extends Request<number>`, with no
+   * Sends a {@linkcode Query} and waits for its reply, whose type the
+   * query declares: `ref.ask(new GetBalance("alice"))` is a
+   * `Promise<number>` when `GetBalance extends Query<number>`, with no
    * type argument to get wrong. Otherwise as the next signature.
    *
    * @example Usage
    * ```ts
-   * import { Actor, ActorSystem, Props, Request } from "@understudy/core";
+   * import { Actor, ActorSystem, Props, Query, reply } from "@understudy/core";
    *
-   * class GetBalance extends Request<number> {
+   * class GetBalance extends Query<number> {
    *   constructor(readonly account: string) {
    *     super();
    *   }
    * }
    * class Bank extends Actor<GetBalance> {
    *   onReceive(message: GetBalance): void {
-   *     this.sender?.tell(message.account === "alice" ? 100 : 0);
+   *     reply(this.sender, message, message.account === "alice" ? 100 : 0);
    *   }
    * }
    * const system = ActorSystem.create("demo");
@@ -178,8 +249,8 @@ export abstract class ActorRef<T> {
    * await system.terminate();
    * ```
    *
-   * @typeParam M The request's type; its reply type is `ReplyOf<M>`.
-   * @param message The request.
+   * @typeParam M The query's type; its reply type is `ReplyOf<M>`.
+   * @param message The query.
    * @param options How long to wait, in milliseconds (default 5000), or
    * {@linkcode AskOptions} (a timeout and a signal).
    * @returns The reply.

@@ -25,7 +25,7 @@
  * and `maxRetries` is its `maxRestarts`. Its reset is `"manual"`: the
  * count goes back to 0 when the socket actor reports `SocketStable` (open
  * for `minUptimeMs`, measured from the open event, not from the socket
- * actor's start: the same moment its messages are answered `Sent`), when a
+ * actor's start), when a
  * pause ends and on `Reconnect`. This actor waits the delay itself, on its
  * own timer, since a pause or a `Reconnect` cuts the wait short. The retry
  * limit is this decision's alone: the BackoffSupervisor under it respawns
@@ -56,7 +56,9 @@ import { SocketActor } from "./socket_actor.ts";
 import {
   Connect,
   Disconnect,
+  DropQueued,
   type Outgoing,
+  Probe,
   SendDropped,
   SocketClosed,
   SocketEnded,
@@ -73,15 +75,29 @@ const FALLBACK_DELAY_MS = 30_000;
  * The page events listened to, on the window or its document, and the
  * "hidden" timer's: the page has been hidden for `hiddenCloseMs`.
  */
-type PageEventType = "online" | "offline" | "visibilitychange" | "hidden";
-const PAGE_EVENTS: readonly PageEventType[] = [
+type PageEventType =
+  | "online"
+  | "offline"
+  | "pagehide"
+  | "pageshow"
+  | "visibilitychange"
+  | "freeze"
+  | "resume"
+  | "hidden";
+const WINDOW_EVENTS: readonly PageEventType[] = [
   "online",
   "offline",
+  "pagehide",
+  "pageshow",
+];
+const DOCUMENT_EVENTS: readonly PageEventType[] = [
   "visibilitychange",
+  "freeze",
+  "resume",
 ];
 
 /** Why attempts are paused. */
-type PauseReason = "offline" | "hidden";
+type PauseReason = "offline" | "hidden" | "frozen";
 
 /** The end of a socket actor that crashed: it could not report it. */
 const CRASHED: CloseInfo = {
@@ -142,6 +158,12 @@ export class ConnectionActor extends Actor<unknown> {
   #offline = false;
   /** The page was hidden for `hiddenCloseMs`: no socket until it is visible. */
   #hidden = false;
+  /**
+   * The page was frozen or left (`freeze`, `pagehide`): no socket until it
+   * resumes or is shown again. An open socket would keep the page out of the
+   * back-forward cache, and a frozen page cannot answer it anyway.
+   */
+  #frozen = false;
   /** The pause last reported, so that each is reported once. */
   #pausedBy?: PauseReason;
   /** Retries since the last stable connection or reset (its `restartCount`), their delays, and `maxRetries`. */
@@ -152,6 +174,10 @@ export class ConnectionActor extends Actor<unknown> {
   #resend: Outgoing[] = [];
   /** The next id (acknowledged mode). */
   #nextId = 1;
+  /** Why it gave up, while it has: `Send`s go to dead letters until `Reconnect`. */
+  #gaveUp?: string;
+  /** When each `Send` arrived, for `ttlMs` (shared with the socket actors). */
+  readonly #enqueuedAt: WeakMap<Send, number> | undefined;
   readonly #onPageEvent = (event: { readonly type: string }): void =>
     this.self.tell(new PageEvent(event.type as PageEventType));
 
@@ -167,6 +193,7 @@ export class ConnectionActor extends Actor<unknown> {
       triggerOn: "any",
       maxRestarts: settings.maxRetries,
     });
+    if (settings.ttlMs < Infinity) this.#enqueuedAt = new WeakMap();
   }
 
   override preStart(): void {
@@ -175,7 +202,7 @@ export class ConnectionActor extends Actor<unknown> {
     this.#supervisor = this.context.actorOf(
       BackoffSupervisor.props({
         childProps: Props.create(
-          () => new SocketActor(settings, this.self),
+          () => new SocketActor(settings, this.self, this.#enqueuedAt),
           { stashCapacity: settings.maxQueued },
         ),
         childName: "socket",
@@ -207,8 +234,8 @@ export class ConnectionActor extends Actor<unknown> {
     this.#release("connection stopped");
   }
 
-  /** The messages kept between two attempts go to dead letters. */
-  #release(reason: string): void {
+  /** The messages kept between two attempts go to dead letters (`counted`: with events). */
+  #release(reason: string, counted = false): void {
     for (const { send, sender } of this.#resend.splice(0)) {
       this.context.system.publishDeadLetter(
         send,
@@ -216,16 +243,15 @@ export class ConnectionActor extends Actor<unknown> {
         this.self as never,
         reason,
       );
+      if (counted) this.#droppedOne(send, reason);
     }
   }
 
   #listen(method: "addEventListener" | "removeEventListener"): void {
     const page = this.#settings.page!;
-    for (const type of PAGE_EVENTS) {
-      (type[0] === "v" ? page.document : page)?.[method](
-        type,
-        this.#onPageEvent,
-      );
+    for (const type of WINDOW_EVENTS) page[method](type, this.#onPageEvent);
+    for (const type of DOCUMENT_EVENTS) {
+      page.document?.[method](type, this.#onPageEvent);
     }
   }
 
@@ -239,10 +265,16 @@ export class ConnectionActor extends Actor<unknown> {
       const bytes = typeof data === "string" && data.length * 3 <= max
         ? 0
         : byteLength(data);
-      if (bytes <= max) {
+      const reason = bytes > max
+        ? `${bytes} bytes, over maxMessageBytes (${max})`
+        : this.#gaveUp;
+      if (!reason) {
+        const enqueuedAt = this.#enqueuedAt;
+        if (enqueuedAt && !enqueuedAt.has(message)) {
+          enqueuedAt.set(message, this.context.system.scheduler.now());
+        }
         return this.#supervisor.tell(message, this.sender as never);
       }
-      const reason = `${bytes} bytes, over maxMessageBytes (${max})`;
       this.#deadLetter(message, reason);
       return this.#droppedOne(message, reason);
     }
@@ -268,6 +300,7 @@ export class ConnectionActor extends Actor<unknown> {
       return this.#supervisor.tell(message);
     }
     if (message instanceof Reconnect) {
+      this.#gaveUp = undefined;
       this.#hidden = false;
       this.#retries.reset();
       // (A second `Disconnect` while ending finds no attempt: it changes nothing.)
@@ -316,6 +349,15 @@ export class ConnectionActor extends Actor<unknown> {
       case "hidden":
         this.#hidden = true;
         return this.#pauseStarted();
+      case "freeze":
+      case "pagehide":
+        this.#frozen = true;
+        return this.#pauseStarted();
+      case "resume":
+      case "pageshow":
+        if (!this.#frozen) return;
+        this.#frozen = false;
+        return this.#resume(0);
       case "online":
         if (!this.#offline) return;
         this.#offline = false;
@@ -336,6 +378,10 @@ export class ConnectionActor extends Actor<unknown> {
           if (this.#hidden) {
             this.#hidden = false;
             this.#resume(0);
+          } else if (this.#phase === "open" && this.#settings.heartbeat) {
+            // Timers may not have run while hidden: a socket that died
+            // meanwhile is found now, not at the next ping.
+            this.#supervisor.tell(new Probe());
           }
         }
     }
@@ -343,7 +389,13 @@ export class ConnectionActor extends Actor<unknown> {
 
   /** Why attempts are paused now, if they are. */
   get #pausedFor(): PauseReason | undefined {
-    return this.#offline ? "offline" : this.#hidden ? "hidden" : undefined;
+    return this.#offline
+      ? "offline"
+      : this.#hidden
+      ? "hidden"
+      : this.#frozen
+      ? "frozen"
+      : undefined;
   }
 
   /**
@@ -353,7 +405,10 @@ export class ConnectionActor extends Actor<unknown> {
    */
   #pauseStarted(): void {
     const phase = this.#phase;
-    if (phase === "connecting" || (phase === "open" && this.#hidden)) {
+    if (
+      phase === "connecting" ||
+      (phase === "open" && (this.#hidden || this.#frozen))
+    ) {
       this.#disconnect("ending", `paused: ${this.#pausedFor}`);
     } else if (phase === "waiting" || phase === "paused") {
       this.#pause();
@@ -431,16 +486,16 @@ export class ConnectionActor extends Actor<unknown> {
       ? this.#retries.childTerminated("failure", 0) // time unread: manual reset, no childStarted
       : undefined;
     if (verdict?.action !== "respawn") {
+      const why = verdict
+        ? `maxRetries (${maxRetries}) reached`
+        : `shouldReconnect returned false for code ${close.code}`;
       this.#phase = "gave-up";
-      return this.#publish(
-        new WebSocketGaveUp(
-          this.self,
-          verdict
-            ? `maxRetries (${maxRetries}) reached`
-            : `shouldReconnect returned false for code ${close.code}`,
-          close,
-        ),
-      );
+      this.#publish(new WebSocketGaveUp(this.self, why, close));
+      // Every message waiting, and each sent until `Reconnect`, is a dead
+      // letter: no ask waits for a connection that will not come.
+      const reason = this.#gaveUp = `gave up: ${why}`;
+      this.#release(reason, true);
+      return this.#supervisor.tell(new DropQueued(reason));
     }
     if (verdict.policyFailure) {
       logPolicyFailure(this.log, verdict.policyFailure);

@@ -82,7 +82,9 @@ export class WebSocketConnecting extends WebSocketEvent {
 }
 
 /**
- * The socket opened; waiting messages are being sent.
+ * The socket opened; waiting messages are being sent. With a heartbeat,
+ * published only once a first frame came back after the socket opened (a
+ * round trip: the ping sent at open, answered).
  *
  * @example Usage
  * ```ts
@@ -231,8 +233,10 @@ export class WebSocketReconnectScheduled extends WebSocketEvent {
 
 /**
  * The connection stopped trying: `maxRetries` was reached, or
- * `shouldReconnect` returned `false`. Waiting messages are kept; a
- * `Reconnect` tries again.
+ * `shouldReconnect` returned `false`. Every message waiting goes to dead
+ * letters with the reason `"gave up: …"` (each with a
+ * `WebSocketMessageDropped` event; their asks reject), and so does each
+ * `Send` until a `Reconnect`, which tries again.
  *
  * @example Usage
  * ```ts
@@ -272,8 +276,10 @@ export class WebSocketGaveUp extends WebSocketEvent {
 
 /**
  * The connection stopped trying for a while: the network is `"offline"`,
- * or the page was `"hidden"` for `hiddenCloseMs`. It connects again on
- * `online` or when the page is visible.
+ * the page was `"hidden"` for `hiddenCloseMs`, or it was `"frozen"` or left
+ * (`freeze`, `pagehide`: an open socket would keep it out of the
+ * back-forward cache). It connects again on `online`, when the page is
+ * visible, or when it resumes or is shown again (`resume`, `pageshow`).
  *
  * @example Usage
  * ```ts
@@ -285,18 +291,18 @@ export class WebSocketGaveUp extends WebSocketEvent {
  * ```
  */
 export class WebSocketPaused extends WebSocketEvent {
-  /** `"offline"` or `"hidden"`. */
-  declare readonly reason: "offline" | "hidden";
+  /** `"offline"`, `"hidden"` or `"frozen"`. */
+  declare readonly reason: "offline" | "hidden" | "frozen";
 
   /**
    * Creates the event.
    *
    * @param connection The connection actor.
-   * @param reason `"offline"` or `"hidden"`.
+   * @param reason `"offline"`, `"hidden"` or `"frozen"`.
    */
   constructor(
     connection: ActorRef<WebSocketCommand>,
-    reason: "offline" | "hidden",
+    reason: "offline" | "hidden" | "frozen",
   ) {
     super(connection);
     this.reason = reason;
@@ -305,7 +311,9 @@ export class WebSocketPaused extends WebSocketEvent {
 
 /**
  * A message will not be sent: the queue was full (`maxQueued`), it is over
- * `maxMessageBytes`, the socket refused the data, or (acknowledged mode)
+ * `maxMessageBytes`, it waited `ttlMs` ("expired"), the connection gave up
+ * ("gave up"), it was still in the socket's buffer when its connection
+ * ended (default mode: "not sent again"), the socket refused the data, or (acknowledged mode)
  * the unacknowledged buffer was full (`maxUnacked`) or it was sent
  * `maxAttempts` times without an acknowledgement. A `DeadLetter` is
  * published for it too.

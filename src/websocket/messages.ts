@@ -16,11 +16,14 @@ import type { WebSocketData } from "./websocket_like.ts";
  * otherwise after the next successful connect, in order with every other
  * `Send`. If it has a sender (as with `ask`), the sender gets a
  * {@linkcode Sent} once it is delivered, as far as the mode can tell: by
- * default, once its bytes have left the socket's buffer on a connection
- * that stayed up `minUptimeMs`; in acknowledged mode (option `ack`), once
- * the server acknowledged it. Until then it is kept, and sent again on the
- * next connection if this one closes. Past `maxQueued` waiting messages, or
- * over `maxMessageBytes`, it goes to dead letters, and a
+ * default, once its bytes have left the socket's buffer; in acknowledged
+ * mode (option `ack`), once the server acknowledged it. By default a
+ * message is written at most once: if its connection ends before its
+ * bytes left the buffer, it goes to dead letters (an `ask` rejects), and
+ * is never sent again, since the server could not tell the copy from a new
+ * message. In acknowledged mode it is kept until acknowledged, and sent
+ * again, with its id, on the next connection. Past `maxQueued` waiting
+ * messages, or over `maxMessageBytes`, it goes to dead letters, and a
  * `WebSocketMessageDropped` event says so.
  *
  * @example Usage
@@ -38,6 +41,8 @@ import type { WebSocketData } from "./websocket_like.ts";
 export class Send {
   /** The frame to send. */
   declare readonly data: WebSocketData;
+  // Type only: a plain `{ data }` is no Send (the actor matches by class).
+  declare private readonly brand: "send";
 
   /**
    * Creates the message.
@@ -85,8 +90,8 @@ export function byteLength(data: WebSocketData): number {
 /**
  * The reply to a {@linkcode Send} that had a sender: it was delivered, as
  * far as the mode can tell. By default (`acknowledged` false) its bytes
- * left the socket's buffer on a connection that stayed up `minUptimeMs`;
- * the server may still not have read it if that connection closes later
+ * left the socket's buffer; the server may still not have read it if that
+ * connection closes later
  * (`WebSocketClosed.mayNotHaveArrived` counts such messages). In
  * acknowledged mode (`acknowledged` true) the server acknowledged it; each
  * message is answered once.
@@ -98,7 +103,7 @@ export function byteLength(data: WebSocketData): number {
  *
  * const system = ActorSystem.create("demo", { logLevel: "off" });
  * const chat = system.actorOf(websocketProps({ url: "wss://chat.example/ws", page: false }));
- * // Resolves once "hello" left the socket's buffer on a connection that stayed up.
+ * // Resolves once "hello" left the socket's buffer.
  * chat.ask<Sent>(new Send("hello"), 10_000).then((reply) => console.log(reply instanceof Sent), () => {});
  * await system.terminate();
  * ```
@@ -139,6 +144,8 @@ export class Sent {
  * ```
  */
 export class Close {
+  // Type only: a plain `{ code, reason }` is no Close.
+  declare private readonly brand: "close";
   /** The close code. */
   declare readonly code: number;
   /** The reason. */
@@ -204,7 +211,11 @@ export class Close {
  * await system.terminate();
  * ```
  */
-export class Reconnect {}
+export class Reconnect {
+  // Type only: without it, any value but null and undefined would type-check
+  // as a Reconnect, and so as a message of the connection.
+  declare private readonly brand: "reconnect";
+}
 
 /**
  * Everything a connection actor accepts.

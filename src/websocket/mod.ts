@@ -8,14 +8,20 @@
  * over a BackoffSupervisor that gives each attempt a fresh socket actor and
  * keeps the waiting messages, in order, from one to the next.
  *
- * - `Send`s made while disconnected wait (bounded by `maxQueued`; past it
- *   they go to dead letters, counted) and go out in order on reconnect; a
- *   message counts as delivered only once handed to an open socket.
+ * - {@linkcode connect} is the front door: one call gives a supervised
+ *   socket with `send`, a confirming send, a status, listeners and a store
+ *   for UI frameworks; `websocketProps` gives the actor's Props.
+ * - `Send`s made while disconnected wait (bounded by `maxQueued` and
+ *   `ttlMs`; past them they go to dead letters, counted) and go out in order
+ *   on reconnect. By default a message is written at most once; acknowledged
+ *   mode (`ack`) resends with ids until the server acknowledges.
  * - `Close` leaves nothing behind: no socket, no timer, no listener.
- * - `maxRetries` ends in a `WebSocketGaveUp` event; `Reconnect` always
- *   starts again. `shouldReconnect(close)` can stop retries for good.
- * - A heartbeat detects half-open sockets; `online`/`offline` and hidden
- *   pages pause and resume it in browsers (nothing is required elsewhere).
+ * - `maxRetries` ends in a `WebSocketGaveUp` event, and what waits goes to
+ *   dead letters; `Reconnect` always starts again. `shouldReconnect(close)`
+ *   can stop retries for good.
+ * - A heartbeat detects half-open sockets (and makes "open" mean a round
+ *   trip); `online`/`offline`, hidden, frozen and cached pages pause and
+ *   resume it in browsers (nothing is required elsewhere).
  *
  * Runs in browsers, Deno, Bun, Node (with the `ws` package's `WebSocket` on
  * Node 20) and edge workers.
@@ -55,6 +61,21 @@
  * @module
  */
 
+export {
+  connect,
+  type ConnectOptions,
+  SendFailedError,
+  type SendFailure,
+  type SocketEventMap,
+  type SocketSnapshot,
+  type SocketStatus,
+  SupervisedSocket,
+} from "./supervised_socket.ts";
+export {
+  connectShared,
+  type SharedSnapshot,
+  SharedSocket,
+} from "./shared_socket.ts";
 export { websocketProps } from "./websocket_props.ts";
 export {
   type AckOptions,

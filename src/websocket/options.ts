@@ -31,6 +31,12 @@ import type {
  * the connection, a laptop that slept): browsers cannot send ping frames,
  * and such a socket stays "open" without a close event for minutes.
  *
+ * With one, a socket counts as connected only after a first round trip: a
+ * ping goes out as it opens, and `WebSocketOpened` is published when a
+ * frame comes back (if none does within `timeoutMs`, the attempt fails).
+ * When a page becomes visible again, a ping goes out at once too (timers
+ * may not have run while it was hidden).
+ *
  * @example Usage
  * ```ts
  * import type { HeartbeatOptions } from "@understudy/core/websocket";
@@ -141,10 +147,10 @@ export interface WebSocketOptions {
   policy?: BackoffPolicy;
   /**
    * How long a connection must stay open to count as a success: then the
-   * retry count goes back to 0 and (in the default mode) the messages it
-   * sent are answered {@linkcode Sent}. One that closes sooner is a failed
-   * attempt: the backoff keeps growing, and every message it carried is sent
-   * again on the next connection. Default 5000.
+   * retry count goes back to 0. One that closes sooner is a failed attempt:
+   * the backoff keeps growing. (It does not decide what is sent again: in
+   * the default mode nothing is; in acknowledged mode whatever was not
+   * acknowledged.) Default 5000.
    */
   minUptimeMs?: number;
   /** How long an attempt (URL function included) may take before it fails. Default 10,000. */
@@ -165,6 +171,14 @@ export interface WebSocketOptions {
    * 100 MiB. Raise it to what your server accepts (`Infinity`: no limit).
    */
   maxMessageBytes?: number;
+  /**
+   * How long a `Send` may wait for a connection, in milliseconds from when
+   * the connection actor got it: one that waited this long is a dead letter
+   * (`"expired: …"`, with a `WebSocketMessageDropped` event; its ask
+   * rejects), never sent stale. In acknowledged mode it bounds the resends
+   * too. Default `Infinity` (no limit).
+   */
+  ttlMs?: number;
   /** Acknowledged mode (see {@linkcode AckOptions}). Default: off. */
   ack?: AckOptions;
   /**
@@ -177,7 +191,11 @@ export interface WebSocketOptions {
   heartbeat?: HeartbeatOptions;
   /** Close while the page has been hidden this long, and connect again when it is visible. Default `Infinity` (never). */
   hiddenCloseMs?: number;
-  /** The page whose `online`, `offline` and `visibilitychange` events count; `false` to ignore them. Default: `globalThis` if it has `addEventListener`. */
+  /**
+   * The page whose `online`, `offline`, `visibilitychange`, `pagehide`,
+   * `pageshow`, `freeze` and `resume` events count; `false` to ignore them.
+   * Default: `globalThis` if it has `addEventListener`.
+   */
   page?: PageLike | false;
   /** The WebSocket class. Default: `globalThis.WebSocket`, read at each attempt. */
   WebSocket?: WebSocketConstructor;
@@ -219,6 +237,7 @@ export interface Settings
   readonly maxRetries: number;
   readonly maxQueued: number;
   readonly maxMessageBytes: number;
+  readonly ttlMs: number;
   readonly ack: Required<AckOptions> | undefined;
   readonly hiddenCloseMs: number;
   readonly page: PageLike | undefined;
@@ -283,6 +302,7 @@ export function settingsFrom(options: WebSocketOptions): Settings {
     maxRetries = Infinity,
     maxQueued = 1_000,
     maxMessageBytes = 1_048_576,
+    ttlMs = Infinity,
     ack,
     shouldReconnect,
     heartbeat,
@@ -313,6 +333,7 @@ export function settingsFrom(options: WebSocketOptions): Settings {
   count("maxQueued", maxQueued);
   // Neither 0 bytes nor 0 unacknowledged messages nor 0 tries could send anything.
   checkCount(ACTION, "maxMessageBytes", maxMessageBytes, 1);
+  if (ttlMs !== Infinity) time("ttlMs", ttlMs, 1);
   let acks: Required<AckOptions> | undefined;
   if (ack !== undefined) {
     if (typeof ack !== "object" || ack === null) {
@@ -373,6 +394,7 @@ export function settingsFrom(options: WebSocketOptions): Settings {
     maxRetries,
     maxQueued,
     maxMessageBytes,
+    ttlMs,
     ack: acks,
     shouldReconnect,
     heartbeat: ping,

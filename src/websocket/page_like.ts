@@ -2,8 +2,9 @@
 // This module is browser compatible.
 
 /**
- * The shape of a browser page this module reacts to: `online` and
- * `offline` on the window, `visibilitychange` on its document. `globalThis`
+ * The shape of a browser page this module reacts to: `online`, `offline`,
+ * `pagehide` and `pageshow` on the window, `visibilitychange`, `freeze` and
+ * `resume` on its document. `globalThis`
  * fits in a browser; in Deno, Bun and Node it has no document and no
  * `navigator.onLine`, so nothing happens.
  *
@@ -44,9 +45,11 @@ export interface EventTargetLike {
 }
 
 /**
- * A page: where `online`/`offline` events come from (the window), whether
- * the network is up at start (`navigator.onLine`), and whether the page is
- * hidden (`document.visibilityState`, `visibilitychange`).
+ * A page: where `online`/`offline` and `pagehide`/`pageshow` events come
+ * from (the window), whether the network is up at start
+ * (`navigator.onLine`), whether the page is hidden
+ * (`document.visibilityState`, `visibilitychange`), and when it is frozen
+ * (`freeze`, `resume` on the document).
  *
  * @example A page to drive from a test
  * ```ts

@@ -6,17 +6,20 @@
  * reports `SocketReady` as it starts, holds the `Send`s it gets until it is
  * told to `Connect`, makes one WebSocket, and reports what happens to it
  * (see `socket_protocol.ts`). When the attempt ends, it stops and reports
- * `SocketEnded`, with the messages it wrote and did not confirm: the
- * supervisor spawns the next socket actor at once, and hands it the
- * messages this one had not taken yet (its stash and mailbox, through the
- * runtime's port for patterns), in order; the connection actor hands it the
- * unconfirmed ones with its `Connect`, to write first. When to connect
- * again is the connection actor's decision, not this actor's.
+ * `SocketEnded`, with (acknowledged mode) the messages it wrote and did
+ * not confirm: the supervisor spawns the next socket actor at once, and
+ * hands it the messages this one had not taken yet (its stash and mailbox,
+ * through the runtime's port for patterns), in order; the connection actor
+ * hands it the unacknowledged ones with its `Connect`, to write first. When
+ * to connect again is the connection actor's decision, not this actor's.
  *
  * A written message is confirmed, by default, once the socket's
  * `bufferedAmount` shows its bytes left (read every FLUSH_POLL_MS while
- * some wait), on a socket open for `minUptimeMs`; in acknowledged mode, when
- * the server acknowledges its id. Then its sender gets a `Sent`.
+ * some wait); in acknowledged mode, when the server acknowledges its id.
+ * Then its sender gets a `Sent`. The default mode writes a message at most
+ * once: one still unconfirmed when its socket ends goes to dead letters,
+ * never out again on the next socket (the server could not tell the copy
+ * from a new message; ids that let it are what acknowledged mode adds).
  *
  * A socket whose `send` throws ends the attempt (the message goes to dead
  * letters). If the actor crashes instead (a heartbeat `message` function
@@ -61,7 +64,9 @@ import { type Settings, URL_EXPECTED, webSocketUrl } from "./options.ts";
 import {
   Connect,
   Disconnect,
+  DropQueued,
   type Outgoing,
+  Probe,
   SendDropped,
   SocketClosed,
   SocketEnded,
@@ -80,6 +85,10 @@ const OPEN = 1;
 /** How often `bufferedAmount` is read while written messages wait for confirmation. */
 const FLUSH_POLL_MS = 20;
 
+/** Why a message written in the default mode, not confirmed when its socket ended, is a dead letter. */
+const UNCONFIRMED_AT_CLOSE =
+  "connection ended before its bytes left the buffer; not sent again (the default mode sends at most once: use ack to resend with ids)";
+
 /** A failure the client detected itself: reported as an abnormal closure. */
 const failure = (reason: string): CloseInfo => ({
   code: 1006,
@@ -90,6 +99,11 @@ const failure = (reason: string): CloseInfo => ({
 /** The "ping" timer's message: time to send a ping. */
 class Ping {
   declare private readonly brand: "ping";
+}
+
+/** The "expire" timer's message: the oldest message waiting reached `ttlMs`. */
+class Expire {
+  declare private readonly brand: "expire";
 }
 
 /** The "flush" timer's message: time to read `bufferedAmount`. */
@@ -151,19 +165,28 @@ export class SocketActor extends Actor<unknown> {
   #nextId = 1;
   /** Bytes written to this socket, messages and pings. */
   #written = 0;
-  /** Open for `minUptimeMs`. */
-  #stable = false;
   /** Messages answered `Sent` on this socket, in the default mode. */
   #confirmed = 0;
   /** How the attempt ended, once it did: `postStop` reports it. */
   #ending?: CloseInfo;
   /** `Close` was done: nothing to report any more. */
   #closed = false;
+  /** With a heartbeat: the socket opened and no frame came yet (`WebSocketOpened` waits for one). */
+  #unverified = false;
+  /** The connection gave up, for this reason: `Send`s are dropped until `Connect`. */
+  #dropping?: string;
+  /** When each `Send` reached the connection (with `ttlMs` only): shared with it. */
+  readonly #enqueuedAt: WeakMap<Send, number> | undefined;
 
-  constructor(settings: Settings, connection: ActorRef<WebSocketCommand>) {
+  constructor(
+    settings: Settings,
+    connection: ActorRef<WebSocketCommand>,
+    enqueuedAt?: WeakMap<Send, number>,
+  ) {
     super();
     this.#settings = settings;
     this.#connection = connection;
+    this.#enqueuedAt = enqueuedAt;
   }
 
   override preStart(): void {
@@ -180,6 +203,13 @@ export class SocketActor extends Actor<unknown> {
     if (this.#closed) return;
     let unconfirmed = this.#unconfirmed.concat(this.#resend);
     const ending = this.#ending;
+    if (ending && !this.#settings.ack) {
+      // At most once: written, maybe read, never written again.
+      for (const outgoing of unconfirmed) {
+        this.#drop(outgoing, UNCONFIRMED_AT_CLOSE);
+      }
+      unconfirmed = [];
+    }
     if (!ending) {
       for (const outgoing of unconfirmed) {
         this.#drop(outgoing, "socket actor stopped", false);
@@ -219,10 +249,23 @@ export class SocketActor extends Actor<unknown> {
       });
     }
     if (message instanceof Connect) {
+      this.#dropping = undefined;
       this.#resend = message.resend;
       this.#nextId = message.nextId;
       this.#waiting += message.resend.length;
       return this.#connect();
+    }
+    if (message instanceof DropQueued) {
+      // The stash comes back through #send, which drops each.
+      this.#dropping = message.reason;
+      this.#waiting = 0;
+      return this.context.unstashAll();
+    }
+    if (message instanceof Expire) {
+      // Each comes back through #send: expired ones are dropped, the others
+      // stashed again, in order, ahead of the mailbox.
+      this.#waiting = this.#resend.length;
+      return this.context.unstashAll();
     }
     if (message instanceof Disconnect) {
       if (this.#attempt) {
@@ -246,13 +289,11 @@ export class SocketActor extends Actor<unknown> {
     // Its timers: "ping"; "flush"; "stable", whose report is passed on;
     // "deadline" (the connection timeout, or the heartbeat's after a ping),
     // whose report says how the attempt failed.
-    if (message instanceof Ping) return this.#ping();
-    if (message instanceof Flush) return this.#flush();
-    if (message instanceof SocketStable) {
-      this.#stable = true;
-      this.#flush();
-      return this.#report(message);
+    if (message instanceof Ping || message instanceof Probe) {
+      return this.#ping();
     }
+    if (message instanceof Flush) return this.#flush();
+    if (message instanceof SocketStable) return this.#report(message);
     if (message instanceof SocketEnded) return this.#ended(message.close);
     this.context.system.publishDeadLetter(
       message,
@@ -269,12 +310,40 @@ export class SocketActor extends Actor<unknown> {
    */
   #send(outgoing: Outgoing): void {
     const { maxQueued } = this.#settings;
+    if (this.#dropping) return this.#drop(outgoing, this.#dropping);
     if (this.#writable) return this.#write(outgoing);
+    if (this.#expired(outgoing)) return;
     if (this.#waiting >= maxQueued) {
       return this.#drop(outgoing, `queue full (maxQueued ${maxQueued})`);
     }
-    if (this.context.stash()) this.#waiting++;
-    else this.#report(new SendDropped(outgoing.send, "stash overflow")); // the runtime published its dead letter
+    if (this.context.stash()) {
+      this.#waiting++;
+      this.#expireLater(outgoing);
+    } else this.#report(new SendDropped(outgoing.send, "stash overflow")); // the runtime published its dead letter
+  }
+
+  /** With `ttlMs`: whether it waited that long, and if so drops it. */
+  #expired(outgoing: Outgoing): boolean {
+    const { ttlMs } = this.#settings;
+    const at = this.#enqueuedAt?.get(outgoing.send);
+    if (at === undefined || this.context.system.scheduler.now() - at < ttlMs) {
+      return false;
+    }
+    this.#drop(outgoing, `expired: waited ${ttlMs} ms (ttlMs) unsent`);
+    return true;
+  }
+
+  /** With `ttlMs`: the "expire" timer runs for the oldest message waiting, the first stashed. */
+  #expireLater(outgoing: Outgoing): void {
+    const at = this.#enqueuedAt?.get(outgoing.send);
+    const timers = this.context.timers;
+    if (at === undefined || timers.isTimerActive("expire")) return;
+    const now = this.context.system.scheduler.now();
+    timers.startSingleTimer(
+      "expire",
+      new Expire(),
+      Math.max(0, at + this.#settings.ttlMs - now),
+    );
   }
 
   /**
@@ -284,6 +353,7 @@ export class SocketActor extends Actor<unknown> {
    */
   #write(outgoing: Outgoing): void {
     const { ack } = this.#settings;
+    if (this.#expired(outgoing)) return;
     const unconfirmed = this.#unconfirmed;
     let frame: unknown = outgoing.send.data;
     if (ack) {
@@ -328,14 +398,14 @@ export class SocketActor extends Actor<unknown> {
   }
 
   /**
-   * Default mode, once the socket is stable: answers `Sent` for each
+   * Default mode: answers `Sent` for each
    * message whose bytes have left the socket's buffer, oldest first, and
    * keeps reading `bufferedAmount` while some wait. (A `bufferedAmount` that
    * counts frame headers too only makes this later.)
    */
   #flush(): void {
     const ws = this.#ws;
-    if (!ws || this.#settings.ack || !this.#stable) return;
+    if (!ws || this.#settings.ack) return;
     const unconfirmed = this.#unconfirmed;
     const left = this.#written - (ws.bufferedAmount || 0);
     let n = 0;
@@ -426,6 +496,11 @@ export class SocketActor extends Actor<unknown> {
   /** A frame: an acknowledgement (acknowledged mode), or a message for the subscriber. Any frame answers a heartbeat's ping. */
   #received(data: unknown): void {
     this.context.timers.cancel("deadline");
+    if (this.#unverified) {
+      // The first round trip: now it counts as connected.
+      this.#unverified = false;
+      this.#publish(new WebSocketOpened(this.#connection, this.#ws!.protocol));
+    }
     let id: unknown;
     try {
       id = this.#settings.ack?.decodeAck(data);
@@ -451,11 +526,17 @@ export class SocketActor extends Actor<unknown> {
     const timers = this.context.timers;
     const ws = this.#ws!;
     timers.cancel("deadline");
-    this.#publish(new WebSocketOpened(this.#connection, ws.protocol));
+    // With a heartbeat, connected only once a frame came back (see #received).
+    if (!heartbeat) {
+      this.#publish(new WebSocketOpened(this.#connection, ws.protocol));
+    }
     this.#report(new SocketOpened());
     if (ws.readyState !== OPEN) return;
     this.#open = true;
     if (heartbeat) {
+      this.#unverified = true;
+      // The first round trip's probe, after the messages waiting.
+      this.self.tell(new Probe());
       timers.startTimerWithFixedDelay("ping", new Ping(), heartbeat.intervalMs);
     }
     timers.startSingleTimer("stable", new SocketStable(), minUptimeMs);
@@ -489,8 +570,9 @@ export class SocketActor extends Actor<unknown> {
 
   /** The attempt is over: this actor stops, and reports it (`postStop`); the supervisor spawns the next. */
   #ended(close: CloseInfo): void {
-    // Still open (a Disconnect, a timeout): what left the buffer is confirmed first.
-    if (this.#ws?.readyState === OPEN) this.#flush();
+    // What left the buffer is confirmed first (a closed socket's
+    // `bufferedAmount` keeps counting what never left).
+    this.#flush();
     this.#ending = close;
     this.#end(close.code, close.reason, close.wasClean);
     this.context.stopSelf();

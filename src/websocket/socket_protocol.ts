@@ -13,7 +13,8 @@
  * connect, pauses, retries, giving up) and the counts; a socket actor owns
  * its WebSocket, its timers, the `Send`s waiting for that socket to open and
  * the messages it wrote and has not confirmed yet ({@linkcode Outgoing}).
- * Those go back with its `SocketEnded`; the connection actor keeps them
+ * In acknowledged mode those go back with its `SocketEnded` (by default
+ * they are dead letters: written at most once); the connection actor keeps them
  * until its next `Connect` hands them to the next socket actor, which writes
  * them first: so they go out again before anything newer.
  *
@@ -78,6 +79,22 @@ export class Disconnect {
   }
 }
 
+/**
+ * The connection gave up: every `Send` waiting goes to dead letters with
+ * `reason` (their asks reject), until the next `Connect`.
+ */
+export class DropQueued {
+  declare readonly reason: string;
+  constructor(reason: string) {
+    this.reason = reason;
+  }
+}
+
+/** With a heartbeat: ping now (the page is visible again), and fail the socket if no frame answers. */
+export class Probe {
+  declare private readonly brand: "probe";
+}
+
 // ───── a socket actor's reports ─────
 
 /**
@@ -104,7 +121,8 @@ export class SocketStable {
 /**
  * The attempt ended: the socket closed or failed, or a `Disconnect` ended
  * it. The socket actor stops; the supervisor spawns the next one at once.
- * `unconfirmed` are the messages to write again, oldest first; `nextId` the
+ * `unconfirmed` are the messages to write again (acknowledged mode only),
+ * oldest first; `nextId` the
  * next id. (The socket actor's deadline timer delivers one to itself, with
  * only `close`: the attempt failed.)
  */

@@ -7,6 +7,7 @@ import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import {
   type BackoffPolicy,
+  cappedJitterBackoff,
   decorrelatedJitterBackoff,
   equalJitterBackoff,
   exponentialBackoff,
@@ -50,6 +51,14 @@ function everyPolicy(random?: () => number): Map<string, BackoffPolicy> {
     ],
     ["equal jitter max", equalJitterBackoff({ baseMs: MAX, capMs: MAX, ...r })],
     ["equal jitter zero", equalJitterBackoff({ baseMs: 0, capMs: MAX, ...r })],
+    [
+      "capped jitter max",
+      cappedJitterBackoff({ baseMs: MAX, capMs: MAX, spread: 1, ...r }),
+    ],
+    [
+      "capped jitter zero",
+      cappedJitterBackoff({ baseMs: 0, capMs: MAX, spread: 0, ...r }),
+    ],
     [
       "decorrelated max",
       decorrelatedJitterBackoff({ baseMs: MAX, capMs: MAX, ...r }),

@@ -1,8 +1,8 @@
 // Copyright 2026 the understudy authors. MIT license.
 /**
  * The supervisors' asks declare their replies (`GetRestartCount` extends
- * `Request<RestartCount>`, `GetCurrentChild` extends
- * `Request<CurrentChild>`), so `ask` infers them with no type argument, on a
+ * `Query<RestartCount>`, `GetCurrentChild` extends
+ * `Query<CurrentChild>`), so `ask` infers them with no type argument, on a
  * BackoffSupervisor and on a BackoffSender alike; an explicit type argument
  * still works. The type-level checks are enforced by `deno check` in the
  * static checks (a wrong reply type, or a `@ts-expect-error` that no longer
@@ -22,8 +22,8 @@ import {
   GetCurrentChild,
   GetRestartCount,
   Props,
+  Query,
   type ReplyOf,
-  Request,
   RestartCount,
 } from "../../mod.ts";
 import { ManualScheduler } from "../../src/testing/manual_scheduler.ts";
@@ -148,7 +148,7 @@ describe("the supervisors' asks infer their replies", () => {
     assert.equal(child.ref, undefined);
     assert.ok(mixedUp instanceof CurrentChild);
     for (const ask of [new GetRestartCount(), new GetCurrentChild()]) {
-      assert.ok(ask instanceof Request);
+      assert.ok(ask instanceof Query);
       assert.deepEqual(Object.keys(ask), []);
     }
     assert.ok(BackoffSupervisor.GetRestartCount instanceof GetRestartCount);

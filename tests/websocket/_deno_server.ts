@@ -16,6 +16,11 @@ export class DenoServer implements E2eServer {
     readonly files: Record<string, { type: string; body: string }> = {},
   ) {}
 
+  /** WebSocket connections open now. */
+  get openSockets(): number {
+    return this.#sockets.size;
+  }
+
   start(): Promise<void> {
     if (this.#server) return Promise.resolve(); // already listening
     this.#server = Deno.serve({

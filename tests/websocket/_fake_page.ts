@@ -47,6 +47,21 @@ export class FakePage extends Target implements PageLike {
     this.document.visibilityState = "visible";
     this.document.dispatch("visibilitychange");
   }
+  /** The page goes into the back-forward cache, or is left. */
+  pagehide(): void {
+    this.dispatch("pagehide");
+  }
+  /** The page is shown again (from the back-forward cache). */
+  pageshow(): void {
+    this.dispatch("pageshow");
+  }
+  /** The browser freezes the page (a background tab, a discarded one). */
+  freeze(): void {
+    this.document.dispatch("freeze");
+  }
+  resume(): void {
+    this.document.dispatch("resume");
+  }
   /** Listeners on the window and the document. */
   get allListeners(): number {
     return this.listenerCount + this.document.listenerCount;

@@ -34,6 +34,7 @@ const phases: Record<string, (h: Harness, page: FakePage) => Promise<void>> = {
   },
   "open (heartbeat, stability and hidden timers running)": async (h, page) => {
     await h.tick(1);
+    h.network.last.message("pong"); // answers the probe at open
     page.hide();
     await h.tick(1_000);
   },

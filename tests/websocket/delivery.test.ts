@@ -1,8 +1,8 @@
 // Copyright 2026 the understudy authors. MIT license.
-// What "Sent" means: by default, bytes out of the socket's buffer on a
-// connection that stayed up minUptimeMs; what was not confirmed goes out
-// again first on the next connection; the "may not have arrived" count;
-// maxMessageBytes; and acknowledged mode.
+// What "Sent" means: by default, bytes out of the socket's buffer, each
+// message written at most once (what was not confirmed when its connection
+// ended is a dead letter, never a copy on the next); the "may not have
+// arrived" count; maxMessageBytes; and acknowledged mode.
 
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
@@ -17,7 +17,6 @@ import {
   websocketProps,
   WebSocketReconnectScheduled,
 } from "../../src/websocket/mod.ts";
-import type { FakeWebSocket } from "./_fake_websocket.ts";
 import { harness } from "./_setup.ts";
 
 const doubling = { delayFor: (n: number) => 100 * 2 ** n };
@@ -62,14 +61,20 @@ describe("default mode: Sent once the bytes left the buffer", () => {
     }
   });
 
-  it("sends what was still buffered at a close again, first and in order, on the next connection", async () => {
+  it("does not send again what was still buffered at a close: a dead letter, and the next connection carries only newer messages", async () => {
     const h = harness();
     try {
       const connection = h.connect({ policy: doubling, minUptimeMs: 50 });
       await h.tick(100); // open and stable
       const first = h.network.last;
       const replies = new Map<string, Sent>();
-      askAll(connection, ["a1", "a2", "a3"], replies);
+      const failures = new Map<string, unknown>();
+      for (const text of ["a1", "a2", "a3"]) {
+        connection.ask<Sent>(new Send(text), 60_000).then(
+          (reply) => replies.set(text, reply),
+          (error) => failures.set(text, error),
+        );
+      }
       first.bufferedAmount = 4; // a2 and a3 (2 bytes each) never left
       await h.tick(20);
       assert.deepEqual([...replies.keys()], ["a1"]);
@@ -78,53 +83,70 @@ describe("default mode: Sent once the bytes left the buffer", () => {
       await h.tick(101);
       const second = h.network.last;
       assert.notEqual(second, first);
-      assert.deepEqual(second.sent, ["a2", "a3", "b1"]);
-      await h.tick(100);
-      assert.deepEqual([...replies.keys()], ["a1", "a2", "a3", "b1"]);
+      assert.deepEqual(first.sent, ["a1", "a2", "a3"]);
+      assert.deepEqual(second.sent, ["b1"], "a2 and a3 are not sent twice");
+      await h.tick(0);
+      assert.deepEqual([...replies.keys()], ["a1", "b1"]);
+      assert.deepEqual([...failures.keys()], ["a2", "a3"]);
+      for (const error of failures.values()) {
+        assert.ok(error instanceof UndeliveredError);
+      }
+      assert.deepEqual(
+        h.deadLetters.map((d) => [(d.message as Send).data, d.reason]),
+        ["a2", "a3"].map((text) => [
+          text,
+          "connection ended before its bytes left the buffer; not sent again (the default mode sends at most once: use ack to resend with ids)",
+        ]),
+      );
+      assert.deepEqual(
+        h.of(WebSocketMessageDropped).map((e) => [
+          (e.message as Send).data,
+          e.droppedTotal,
+        ]),
+        [["a2", 1], ["a3", 2]],
+      );
       // a1 was answered Sent on the first connection, then it closed.
       assert.deepEqual(
         h.of(WebSocketClosed).map((e) => e.mayNotHaveArrived),
         [1],
       );
-      assert.equal(h.deadLetters.length, 0);
     } finally {
       await h.done();
     }
   });
 
-  it("keeps every message of a connection that closes before minUptimeMs, and the backoff keeps growing", async () => {
+  it("writes each message once, though its connection closes before minUptimeMs; the backoff keeps growing", async () => {
     const h = harness();
     try {
-      // A server that accepts and closes at once.
-      h.network.onSend = (socket: FakeWebSocket) =>
-        h.scheduler.setTimeout(
-          () => socket.end({ code: 1000, reason: "bye", wasClean: true }),
-          1,
-        );
       const connection = h.connect({ policy: doubling, minUptimeMs: 1_000 });
       const replies = new Map<string, Sent>();
       const texts = Array.from({ length: 20 }, (_, i) => `m${i}`);
       askAll(connection, texts, replies);
-      await h.tick(1_600); // attempts at 0, 100, 300, 700, 1500
+      // A server that accepts and closes within 5 ms; attempts at 0, 100,
+      // 300, 700, 1500 (and a few ms later each).
+      for (let t = 0; t < 1_600; t += 5) {
+        await h.tick(5);
+        for (const socket of h.network.live) {
+          if (socket.readyState === 1) {
+            socket.end({ code: 1000, reason: "bye", wasClean: true });
+          }
+        }
+      }
       assert.deepEqual(
         h.of(WebSocketReconnectScheduled).map((e) => e.delayMs).slice(0, 4),
         [100, 200, 400, 800],
       );
       assert.ok(h.network.sockets.length >= 5);
-      for (const socket of h.network.sockets) {
-        assert.deepEqual(socket.sent, texts); // all of them, every time
-      }
-      assert.equal(replies.size, 0, "nothing answered Sent");
+      const [first, ...later] = h.network.sockets;
+      assert.deepEqual(first.sent, texts);
+      for (const socket of later) assert.deepEqual(socket.sent, []);
+      assert.equal(replies.size, 20, "each answered Sent once its bytes left");
+      // Sent, and the connection closed: no evidence the server read them.
       assert.deepEqual(
-        h.of(WebSocketClosed).map((e) => e.mayNotHaveArrived),
-        h.of(WebSocketClosed).map(() => 0),
+        h.of(WebSocketClosed).map((e) => e.mayNotHaveArrived).slice(0, 2),
+        [20, 0],
       );
       assert.equal(h.deadLetters.length, 0);
-      // The server is fixed: the next connection delivers them, once stable.
-      h.network.onSend = undefined;
-      await h.tick(3_200 + 1_000);
-      assert.deepEqual(h.network.last.sent, texts);
-      assert.equal(replies.size, 20);
     } finally {
       await h.done();
     }

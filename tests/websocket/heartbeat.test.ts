@@ -1,6 +1,8 @@
 // Copyright 2026 the understudy authors. MIT license.
-// The application-level heartbeat: a ping every intervalMs while open, and
-// a half-open socket (no frame after a ping) closed and replaced.
+// The application-level heartbeat: a probe at open (WebSocketOpened once it
+// is answered) and a ping every intervalMs while open; a half-open socket
+// (no frame after a ping) closed and replaced; a probe when the page is
+// visible again.
 
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
@@ -8,8 +10,10 @@ import {
   Send,
   WebSocketClosed,
   WebSocketConnecting,
+  WebSocketOpened,
   WebSocketReconnectScheduled,
 } from "../../src/websocket/mod.ts";
+import { FakePage } from "./_fake_page.ts";
 import { harness } from "./_setup.ts";
 
 const doubling = { delayFor: (n: number) => 100 * 2 ** n };
@@ -24,15 +28,18 @@ describe("heartbeat", () => {
       const socket = h.network.last;
       assert.deepEqual(socket.sent, []);
       socket.accept();
+      await h.tick(0);
+      assert.deepEqual(socket.sent, ["ping"], "the probe, at open");
+      socket.message("pong");
       await h.tick(999);
-      assert.deepEqual(socket.sent, []);
+      assert.equal(socket.sent.length, 1);
       for (let i = 1; i <= 3; i++) {
         await h.tick(1);
-        assert.equal(socket.sent.length, i);
+        assert.equal(socket.sent.length, i + 1);
         socket.message("pong");
         await h.tick(999);
       }
-      assert.deepEqual(socket.sent, ["ping", "ping", "ping"]);
+      assert.deepEqual(socket.sent, ["ping", "ping", "ping", "ping"]);
       assert.equal(socket.readyState, 1);
     } finally {
       await h.done();
@@ -55,8 +62,9 @@ describe("heartbeat", () => {
       }, "fixed");
       await h.tick(201);
       const [made, fixed] = h.network.sockets;
-      assert.deepEqual(made.sent, ['{"ping":1}', '{"ping":2}']);
-      assert.deepEqual(fixed.sent, ["hb", "hb"]);
+      // The probe at open, then one every 100 ms.
+      assert.deepEqual(made.sent, ['{"ping":1}', '{"ping":2}', '{"ping":3}']);
+      assert.deepEqual(fixed.sent, ["hb", "hb", "hb"]);
     } finally {
       await h.done();
     }
@@ -97,6 +105,8 @@ describe("heartbeat", () => {
       h.connect({ heartbeat: { intervalMs: 1_000, timeoutMs: 500 } });
       await h.tick(0);
       h.network.last.accept();
+      await h.tick(0); // the probe
+      h.network.last.message(JSON.stringify({ type: "chat", text: "hi" }));
       await h.tick(1_000); // ping
       h.network.last.message(JSON.stringify({ type: "chat", text: "hi" }));
       await h.tick(999);
@@ -120,8 +130,9 @@ describe("heartbeat", () => {
       const halfOpen = h.network.last;
       h.network.answer = "accept";
       halfOpen.accept(); // open, but nothing will ever come back
-      await h.tick(1_499);
+      await h.tick(499); // the probe at open goes unanswered
       assert.equal(h.of(WebSocketClosed).length, 0);
+      assert.equal(h.of(WebSocketOpened).length, 0, "never connected");
       await h.tick(1);
       const [closed] = h.of(WebSocketClosed);
       assert.deepEqual([closed.code, closed.reason, closed.wasClean], [
@@ -139,6 +150,13 @@ describe("heartbeat", () => {
         [[1, 0], [2, 100]],
       );
       assert.equal(h.network.last.readyState, 1);
+      h.network.last.message("pong");
+      await h.tick(0);
+      assert.equal(
+        h.of(WebSocketOpened).length,
+        1,
+        "connected after a round trip",
+      );
     } finally {
       await h.done();
     }
@@ -160,7 +178,7 @@ describe("heartbeat", () => {
         },
       });
       connection.tell(new Send("kept"));
-      await h.tick(1_001); // opened at 1, "kept" sent; the first ping throws
+      await h.tick(1); // opened, "kept" sent; the probe's message throws
       assert.deepEqual(h.network.sockets[0].sent, ["kept"]);
       assert.deepEqual(h.network.sockets[0].closeCalls, [{
         code: 1000,
@@ -175,8 +193,59 @@ describe("heartbeat", () => {
       await h.tick(101);
       assert.equal(h.network.sockets.length, 2);
       assert.equal(h.network.last.readyState, 1);
-      await h.tick(1_000);
       assert.deepEqual(h.network.last.sent, ["ping"]);
+    } finally {
+      await h.done();
+    }
+  });
+
+  it("reports Opened only once a frame answers the probe sent at open", async () => {
+    const h = harness();
+    try {
+      h.network.answer = "hang";
+      h.connect({ heartbeat: { intervalMs: 10_000, timeoutMs: 500 } });
+      await h.tick(0);
+      const socket = h.network.last;
+      socket.accept();
+      await h.tick(100);
+      assert.deepEqual(socket.sent, ["ping"]);
+      assert.equal(h.of(WebSocketOpened).length, 0, "open, not connected yet");
+      socket.message("pong");
+      await h.tick(0);
+      assert.equal(h.of(WebSocketOpened).length, 1);
+      socket.message("pong again");
+      await h.tick(0);
+      assert.equal(h.of(WebSocketOpened).length, 1, "once");
+    } finally {
+      await h.done();
+    }
+  });
+
+  it("probes when the page is visible again, and replaces a socket that died meanwhile", async () => {
+    const h = harness();
+    try {
+      const page = new FakePage();
+      h.connect({
+        page,
+        policy: doubling,
+        heartbeat: { intervalMs: 60_000, timeoutMs: 500 },
+      });
+      await h.tick(0);
+      const socket = h.network.last;
+      socket.message("pong"); // the probe at open
+      await h.tick(0);
+      page.hide();
+      await h.tick(1_000);
+      page.show();
+      await h.tick(0);
+      assert.deepEqual(socket.sent, ["ping", "ping"], "a probe at once");
+      await h.tick(500); // no answer: the socket died while hidden
+      assert.equal(
+        h.of(WebSocketClosed)[0]?.reason,
+        "no frame within 500 ms of a ping",
+      );
+      await h.tick(100); // the first retry's delay
+      assert.equal(h.network.sockets.length, 2, "replaced");
     } finally {
       await h.done();
     }

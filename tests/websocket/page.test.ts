@@ -281,7 +281,7 @@ describe("page listeners", () => {
       const page = new FakePage();
       const connection = h.connect({ page, hiddenCloseMs: 1_000 });
       await h.tick(1);
-      assert.equal(page.allListeners, 3);
+      assert.equal(page.allListeners, 7); // online, offline, pagehide, pageshow; visibilitychange, freeze, resume
       connection.tell(new Close());
       await h.tick(1);
       assert.equal(page.allListeners, 0);

@@ -120,12 +120,12 @@ describe("reconnecting", () => {
     }
   });
 
-  it("gives up after maxRetries retries, keeps its messages, and starts again on Reconnect", async () => {
+  it("gives up after maxRetries retries, drops its messages, and starts again on Reconnect", async () => {
     const h = harness();
     try {
       h.network.answer = "refuse";
       const connection = h.connect({ policy: doubling, maxRetries: 3 });
-      connection.tell(new Send("kept"));
+      connection.tell(new Send("dropped"));
       await h.tick(60_000);
       assert.equal(h.network.sockets.length, 4); // the first attempt and 3 retries
       assert.deepEqual(describeEvents(h.of(WebSocketReconnectScheduled)), [
@@ -146,7 +146,11 @@ describe("reconnecting", () => {
       connection.tell(new Reconnect());
       await h.tick(0);
       assert.equal(h.network.sockets.length, 5);
-      assert.deepEqual(h.network.last.sent, ["kept"]);
+      // What waited went to dead letters at the give-up (give_up_ttl.test.ts).
+      assert.deepEqual(h.network.last.sent, []);
+      assert.deepEqual(h.deadLetters.map((d) => (d.message as Send).data), [
+        "dropped",
+      ]);
       assert.equal(h.of(WebSocketConnecting).at(-1)!.attempt, 1);
       // And the retry count starts again from 0.
       h.network.crash();
