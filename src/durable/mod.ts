@@ -51,6 +51,17 @@
  */
 
 export { ActorHost, type ActorHostOptions } from "./actor_host.ts";
+export type { AlarmInfoLike, DurableStorageLike } from "./alarm_clock.ts";
+export type { DurableHostOptions } from "./durable_host.ts";
+export { DurableState } from "./durable_state.ts";
+export { DurableTimers } from "./durable_timers.ts";
+export {
+  type BackoffDurability,
+  type BackoffRecord,
+  durableBackoff,
+  type DurableBackoffOptions,
+  type DurableStore,
+} from "../patterns/durable_port.ts";
 export type {
   DurableObjectBase,
   DurableObjectNamespaceLike,

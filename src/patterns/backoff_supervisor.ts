@@ -265,6 +265,8 @@ export class BackoffSupervisor<T> extends Actor<unknown> {
   };
   /** Children spawned by this incarnation, for their names. */
   #spawned = 0;
+  /** With `durable`: when the pending respawn is due, in wall-clock ms. */
+  #respawnAt = 0;
 
   /** A crash stops the child (or escalates, with `triggerOn: "stop"`); the backoff does the rest. */
   override readonly supervisorStrategy: OneForOneStrategy;
@@ -299,8 +301,21 @@ export class BackoffSupervisor<T> extends Actor<unknown> {
     return this.self as ActorRef<never>;
   }
 
-  /** Spawns the first child at once. */
+  /**
+   * Spawns the first child at once, or, with a stored record (`durable`),
+   * restores the restart count and the stash and respawns on the stored
+   * schedule.
+   */
   override preStart(): void {
+    const durable = this.#settings.durable;
+    const saved = durable?.load();
+    if (saved !== undefined) {
+      this.#decision.restartCount = saved.restartCount;
+      for (const message of saved.stash) this.#stash.push(message, undefined);
+      if (saved.respawnAt !== null) {
+        return this.#respawnIn(saved.respawnAt - durable!.wallNow(), undefined);
+      }
+    }
     this.#spawn();
   }
 
@@ -353,6 +368,7 @@ export class BackoffSupervisor<T> extends Actor<unknown> {
       if (message instanceof ResetRestartCount) {
         if (this.#decision.reset()) {
           this.#publish(new BackoffCounterReset(this.#me));
+          this.#save();
         }
         return;
       }
@@ -384,6 +400,7 @@ export class BackoffSupervisor<T> extends Actor<unknown> {
           this.#decision.resetIfStable(this.#now())
         ) {
           this.#publish(new BackoffCounterReset(this.#me));
+          this.#save();
         }
         return;
       }
@@ -435,6 +452,7 @@ export class BackoffSupervisor<T> extends Actor<unknown> {
       (message, sender) =>
         this.#undeliverable(message, sender, this.#stashFullReason()),
     );
+    this.#save();
   }
 
   // ───────────── the transitions, one place each ─────────────
@@ -468,6 +486,25 @@ export class BackoffSupervisor<T> extends Actor<unknown> {
       const grace = new GraceElapsed();
       this.#state = { kind: "grace", child, grace };
       this.context.timers.startSingleTimer("grace", grace, drainGraceMs);
+      this.#save();
+    }
+  }
+
+  /** down, a respawn due in `delayMs` (at once if 0 or less). */
+  #respawnIn(delayMs: number, lastChild: ActorRef<T> | undefined): void {
+    // No backoff: respawn now, not after a setTimeout(0) (1 ms or more).
+    if (delayMs <= 0) return this.#spawn();
+    const respawn = new Respawn();
+    this.#state = { kind: "down", respawn, lastChild };
+    this.context.timers.startSingleTimer(
+      "respawn",
+      respawn,
+      delayMs,
+    );
+    const durable = this.#settings.durable;
+    if (durable !== undefined) {
+      durable.wakeAt(this.#respawnAt = durable.wallNow() + delayMs);
+      this.#save();
     }
   }
 
@@ -475,6 +512,7 @@ export class BackoffSupervisor<T> extends Actor<unknown> {
   #graceOver(child: ActorRef<T>): void {
     this.#state = { kind: "steady", child };
     this.#stash.drain((message, sender) => passOn(child, message, sender));
+    this.#save();
   }
 
   /**
@@ -539,16 +577,7 @@ export class BackoffSupervisor<T> extends Actor<unknown> {
         this.#publish(
           new BackoffScheduled(this.#me, verdict.restartCount, verdict.delayMs),
         );
-        // No backoff: respawn now, not after a setTimeout(0) (1 ms or more).
-        if (verdict.delayMs === 0) return this.#spawn();
-        const respawn = new Respawn();
-        this.#state = { kind: "down", respawn, lastChild: ref };
-        this.context.timers.startSingleTimer(
-          "respawn",
-          respawn,
-          verdict.delayMs,
-        );
-        return;
+        return this.#respawnIn(verdict.delayMs, ref);
       }
       case "give-up":
         this.log.warn(`giving up after ${verdict.restartCount} restarts`);
@@ -586,6 +615,22 @@ export class BackoffSupervisor<T> extends Actor<unknown> {
       this.#undeliverable(message, sender, this.#stashFullReason());
     } else {
       stash.push(message, sender);
+      this.#save();
+    }
+  }
+
+  /**
+   * With `durable`, writes the record: in this turn, so that a Durable
+   * Object's output gate holds the turn's output until it is stored.
+   */
+  #save(): void {
+    const durable = this.#settings.durable;
+    if (durable !== undefined) {
+      durable.save({
+        restartCount: this.#decision.restartCount,
+        stash: this.#stash.messages(),
+        respawnAt: this.#state.kind === "down" ? this.#respawnAt : null,
+      });
     }
   }
 
@@ -594,6 +639,7 @@ export class BackoffSupervisor<T> extends Actor<unknown> {
   }
 
   #releaseStash(reason: string): void {
+    this.#settings.durable?.clear();
     this.#stash.drain((message, sender) =>
       this.#undeliverable(message, sender, reason)
     );
@@ -669,6 +715,11 @@ class Stash {
   /** How many messages it holds. */
   get size(): number {
     return this.#items.length / 2;
+  }
+
+  /** The messages, oldest first. */
+  messages(): unknown[] {
+    return this.#items.filter((_, i) => i % 2 === 0);
   }
 
   /** Adds a message at the end. */

@@ -1,0 +1,205 @@
+// Copyright 2026 the understudy authors. MIT license.
+// This module is browser compatible.
+
+/**
+ * The storage port of the patterns: a synchronous key-value store
+ * ({@linkcode DurableStore}) that a BackoffSupervisor writes its
+ * supervision state to, in the turn that changes it, and reads back when
+ * it starts. A Durable Object's `ctx.storage.kv` (the synchronous KV API of
+ * SQLite-backed objects) is one; a `Map` is one in tests. The patterns
+ * import nothing of `../durable/`: the object hands its store in.
+ *
+ * Only what a plain data copy can carry survives: messages are stored by
+ * the platform's structured clone (no functions, no class prototypes, no
+ * senders).
+ *
+ * @module
+ */
+
+import { fail } from "../validation.ts";
+
+/**
+ * A synchronous key-value store: what the patterns need of storage. A
+ * Durable Object's `ctx.storage.kv` fits (each `put` is one row written,
+ * made durable before the turn's output leaves the object); so does a
+ * `Map`. The optional `wakeAt` asks the host to run again at a wall-clock
+ * time even if it was evicted meanwhile (the object's alarm does it).
+ *
+ * @example A Map as a store
+ * ```ts
+ * import type { DurableStore } from "@understudy/core/durable";
+ *
+ * const store: DurableStore = new Map<string, unknown>();
+ * store.put?.("k", 1);
+ * ```
+ */
+export interface DurableStore {
+  /** The value stored at `key`, or `undefined`. */
+  get(key: string): unknown;
+  /** Stores `value` (structured-cloneable) at `key`. A `Map`'s `set` stands in when `put` is absent. */
+  put?(key: string, value: unknown): unknown;
+  /** A `Map`'s `set`, used when there is no `put`. */
+  set?(key: string, value: unknown): unknown;
+  /** Removes `key`. */
+  delete(key: string): unknown;
+  /**
+   * Asks the host to run again at `wallMs` (milliseconds since the epoch),
+   * even if it is evicted before then. Optional: a store without it only
+   * keeps the state, to be read at the next activation.
+   */
+  wakeAt?(wallMs: number): void;
+}
+
+/**
+ * What a BackoffSupervisor keeps in a {@linkcode DurableStore}: its restart
+ * count, its stashed messages (oldest first, without their senders) and,
+ * while its child is down, when the respawn is due (wall-clock ms; `null`
+ * when a child is up).
+ *
+ * @example Reading a supervisor's record
+ * ```ts
+ * import type { BackoffRecord } from "@understudy/core/durable";
+ *
+ * const record: BackoffRecord = { restartCount: 2, stash: ["a", "b"], respawnAt: null };
+ * console.log(record.stash.length); // 2
+ * ```
+ */
+export interface BackoffRecord {
+  /** Respawns since the last reset. */
+  readonly restartCount: number;
+  /** Messages waiting for a child, oldest first. */
+  readonly stash: readonly unknown[];
+  /** When the pending respawn is due (ms since the epoch), or `null` if none is pending. */
+  readonly respawnAt: number | null;
+}
+
+/**
+ * A BackoffSupervisor's durability (its `durable` option): where its
+ * {@linkcode BackoffRecord} is kept, and the wall clock due times are read
+ * on. Made by {@linkcode durableBackoff}.
+ *
+ * @example Usage
+ * ```ts
+ * import { durableBackoff, type BackoffDurability } from "@understudy/core/durable";
+ *
+ * const durability: BackoffDurability = durableBackoff(new Map(), "payments");
+ * console.log(durability.load()); // undefined
+ * ```
+ */
+export interface BackoffDurability {
+  /** The stored record, if any. */
+  load(): BackoffRecord | undefined;
+  /** Stores `record` (in the caller's turn). */
+  save(record: BackoffRecord): void;
+  /** Removes the record (the supervisor stopped: nothing to restore). */
+  clear(): void;
+  /** Milliseconds since the epoch. */
+  wallNow(): number;
+  /** Asks the host to run again at `wallMs`, if the store can. */
+  wakeAt(wallMs: number): void;
+}
+
+/**
+ * Options of {@linkcode durableBackoff}.
+ *
+ * @example Usage
+ * ```ts
+ * import type { DurableBackoffOptions } from "@understudy/core/durable";
+ *
+ * let now = 0;
+ * const options: DurableBackoffOptions = { wallClock: () => now };
+ * ```
+ */
+export interface DurableBackoffOptions {
+  /** Milliseconds since the epoch. Default `Date.now`. */
+  wallClock?: () => number;
+}
+
+/**
+ * The `durable` option of `BackoffSupervisor.props`: keeps the supervisor's
+ * restart count, stash and pending respawn in `store` under `key`, written
+ * in the turn that changes them, and restores them when the supervisor
+ * starts (as the object's `createActors` re-creates it after an eviction):
+ * a child that was down is respawned on the stored schedule, its stash
+ * delivered in order. Give each supervisor its own key.
+ *
+ * @example A supervisor whose stash survives eviction
+ * ```ts
+ * import { Actor, ActorSystem, BackoffSupervisor, Props } from "@understudy/core";
+ * import { durableBackoff } from "@understudy/core/durable";
+ *
+ * class Worker extends Actor<string> {
+ *   onReceive(): void {}
+ * }
+ * const store = new Map<string, unknown>(); // ctx.storage.kv in a Durable Object
+ * const system = ActorSystem.create("demo", { logLevel: "off" });
+ * system.actorOf(
+ *   BackoffSupervisor.props({
+ *     childProps: Props.create(() => new Worker()),
+ *     minBackoff: 200,
+ *     maxBackoff: 10_000,
+ *     durable: durableBackoff(store, "worker-supervisor"),
+ *   }),
+ *   "worker-supervisor",
+ * );
+ * await system.terminate();
+ * ```
+ *
+ * @param store The store (`ctx.storage.kv`, or a `Map`).
+ * @param key The key of this supervisor's record.
+ * @param options The wall clock.
+ * @returns The durability, for the `durable` option.
+ * @throws {TypeError} If `store` is not a store, `key` not a non-empty string, or `wallClock` not a function.
+ */
+export function durableBackoff(
+  store: DurableStore,
+  key: string,
+  options: DurableBackoffOptions = {},
+): BackoffDurability {
+  const action = "make durable backoff";
+  const put = storeWriter(action, store);
+  if (typeof key !== "string" || key === "") {
+    fail(action, "key", "a non-empty string", key);
+  }
+  const wallClock = options.wallClock ?? Date.now;
+  if (typeof wallClock !== "function") {
+    fail(
+      action,
+      "wallClock",
+      "a function returning ms since the epoch",
+      wallClock,
+    );
+  }
+  return {
+    load: () => store.get(key) as BackoffRecord | undefined,
+    save: (record) => put(key, record),
+    clear: () => store.delete(key),
+    wallNow: wallClock,
+    wakeAt: (wallMs) => store.wakeAt?.(wallMs),
+  };
+}
+
+/**
+ * The store's writer (`put`, else a Map's `set`), bound; throws naming
+ * `action` if `store` has neither, or no `get` and `delete`. Internal.
+ */
+export function storeWriter(
+  action: string,
+  store: DurableStore,
+): (key: string, value: unknown) => void {
+  if (
+    typeof store !== "object" || store === null ||
+    typeof store.get !== "function" || typeof store.delete !== "function" ||
+    (typeof store.put !== "function" && typeof store.set !== "function")
+  ) {
+    fail(
+      action,
+      "store",
+      "a key-value store with get, put (or set) and delete (ctx.storage.kv, or a Map)",
+      store,
+    );
+  }
+  return typeof store.put === "function"
+    ? (key, value) => store.put!(key, value)
+    : (key, value) => store.set!(key, value);
+}
