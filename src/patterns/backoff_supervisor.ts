@@ -265,8 +265,6 @@ export class BackoffSupervisor<T> extends Actor<unknown> {
   };
   /** Children spawned by this incarnation, for their names. */
   #spawned = 0;
-  /** With `durable`: when the pending respawn is due, in wall-clock ms. */
-  #respawnAt = 0;
 
   /** A crash stops the child (or escalates, with `triggerOn: "stop"`); the backoff does the rest. */
   override readonly supervisorStrategy: OneForOneStrategy;
@@ -307,13 +305,12 @@ export class BackoffSupervisor<T> extends Actor<unknown> {
    * schedule.
    */
   override preStart(): void {
-    const durable = this.#settings.durable;
-    const saved = durable?.load();
+    const saved = this.#settings.durable?.load();
     if (saved !== undefined) {
       this.#decision.restartCount = saved.restartCount;
       for (const message of saved.stash) this.#stash.push(message, undefined);
-      if (saved.respawnAt !== null) {
-        return this.#respawnIn(saved.respawnAt - durable!.wallNow(), undefined);
+      if (saved.respawnInMs !== undefined) {
+        return this.#respawnIn(saved.respawnInMs, undefined);
       }
     }
     this.#spawn();
@@ -501,11 +498,8 @@ export class BackoffSupervisor<T> extends Actor<unknown> {
       respawn,
       delayMs,
     );
-    const durable = this.#settings.durable;
-    if (durable !== undefined) {
-      durable.wakeAt(this.#respawnAt = durable.wallNow() + delayMs);
-      this.#save();
-    }
+    this.#settings.durable?.respawnIn(delayMs);
+    this.#save();
   }
 
   /** grace → steady: the stash goes to the child, in order, before anything newer. */
@@ -624,14 +618,11 @@ export class BackoffSupervisor<T> extends Actor<unknown> {
    * Object's output gate holds the turn's output until it is stored.
    */
   #save(): void {
-    const durable = this.#settings.durable;
-    if (durable !== undefined) {
-      durable.save({
-        restartCount: this.#decision.restartCount,
-        stash: this.#stash.messages(),
-        respawnAt: this.#state.kind === "down" ? this.#respawnAt : null,
-      });
-    }
+    this.#settings.durable?.save(
+      this.#decision.restartCount,
+      this.#stash.items,
+      this.#state.kind === "down",
+    );
   }
 
   #stashFullReason(): string {
@@ -710,34 +701,29 @@ type StashVisitor = (
  */
 class Stash {
   /** Message, sender, message, sender, …: one array for both halves. */
-  #items: unknown[] = [];
+  items: unknown[] = [];
 
   /** How many messages it holds. */
   get size(): number {
-    return this.#items.length / 2;
-  }
-
-  /** The messages, oldest first. */
-  messages(): unknown[] {
-    return this.#items.filter((_, i) => i % 2 === 0);
+    return this.items.length / 2;
   }
 
   /** Adds a message at the end. */
   push(message: unknown, sender: ActorRef<never> | undefined): void {
-    this.#items.push(message, sender);
+    this.items.push(message, sender);
   }
 
   /** Puts `envelopes` in front, in their order: they were sent before anything here. */
   prepend(envelopes: readonly Envelope[]): void {
     const items: unknown[] = [];
     for (const { message, sender } of envelopes) items.push(message, sender);
-    this.#items = items.concat(this.#items);
+    this.items = items.concat(this.items);
   }
 
   /** Keeps the oldest `limit` messages; the newer ones go to `dropped`, oldest first. */
   trimTo(limit: number, dropped: StashVisitor): void {
     if (this.size <= limit) return;
-    const over = this.#items.splice(limit * 2);
+    const over = this.items.splice(limit * 2);
     visit(over, dropped);
   }
 
@@ -746,9 +732,9 @@ class Stash {
    * first, so whatever `visitor` causes never sees the messages twice.
    */
   drain(visitor: StashVisitor): void {
-    const items = this.#items;
+    const items = this.items;
     if (items.length === 0) return;
-    this.#items = [];
+    this.items = [];
     visit(items, visitor);
   }
 }

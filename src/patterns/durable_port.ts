@@ -74,9 +74,10 @@ export interface BackoffRecord {
 }
 
 /**
- * A BackoffSupervisor's durability (its `durable` option): where its
- * {@linkcode BackoffRecord} is kept, and the wall clock due times are read
- * on. Made by {@linkcode durableBackoff}.
+ * A BackoffSupervisor's durability (its `durable` option), made by
+ * {@linkcode durableBackoff}: what the supervisor calls, in the turns that
+ * change its state, to keep and restore its {@linkcode BackoffRecord}. The
+ * due time of a pending respawn is kept here, on the wall clock.
  *
  * @example Usage
  * ```ts
@@ -87,16 +88,27 @@ export interface BackoffRecord {
  * ```
  */
 export interface BackoffDurability {
-  /** The stored record, if any. */
-  load(): BackoffRecord | undefined;
-  /** Stores `record` (in the caller's turn). */
-  save(record: BackoffRecord): void;
+  /**
+   * The stored record, if any, with the time left until its respawn
+   * (`respawnInMs`, 0 if already due; `undefined` if none was pending).
+   */
+  load():
+    | {
+      restartCount: number;
+      stash: unknown[];
+      respawnInMs: number | undefined;
+    }
+    | undefined;
+  /** A respawn is due in `delayMs`: kept (and the host asked to wake then) with the next `save`. */
+  respawnIn(delayMs: number): void;
+  /**
+   * Stores the record: the count, the stash (`items`: message, sender,
+   * message, sender, …; the senders are not kept) and, if `down`, the
+   * pending respawn's due time.
+   */
+  save(restartCount: number, items: readonly unknown[], down: boolean): void;
   /** Removes the record (the supervisor stopped: nothing to restore). */
   clear(): void;
-  /** Milliseconds since the epoch. */
-  wallNow(): number;
-  /** Asks the host to run again at `wallMs`, if the store can. */
-  wakeAt(wallMs: number): void;
 }
 
 /**
@@ -170,12 +182,33 @@ export function durableBackoff(
       wallClock,
     );
   }
+  let respawnAt: number | null = null;
   return {
-    load: () => store.get(key) as BackoffRecord | undefined,
-    save: (record) => put(key, record),
+    load: () => {
+      const record = store.get(key) as BackoffRecord | undefined;
+      if (record === undefined) return undefined;
+      respawnAt = record.respawnAt;
+      return {
+        restartCount: record.restartCount,
+        stash: [...record.stash],
+        respawnInMs: respawnAt === null
+          ? undefined
+          : Math.max(0, respawnAt - wallClock()),
+      };
+    },
+    respawnIn: (delayMs) => {
+      respawnAt = wallClock() + delayMs;
+      store.wakeAt?.(respawnAt);
+    },
+    save: (restartCount, items, down) => {
+      const record: BackoffRecord = {
+        restartCount,
+        stash: items.filter((_, i) => i % 2 === 0),
+        respawnAt: down ? respawnAt : null,
+      };
+      put(key, record);
+    },
     clear: () => store.delete(key),
-    wallNow: wallClock,
-    wakeAt: (wallMs) => store.wakeAt?.(wallMs),
   };
 }
 
