@@ -60,7 +60,10 @@ export {
   type BackoffRecord,
   durableBackoff,
   type DurableBackoffOptions,
+  durableSender,
   type DurableStore,
+  type SenderDurability,
+  type SenderRecord,
 } from "../patterns/durable_port.ts";
 export type {
   DurableObjectBase,

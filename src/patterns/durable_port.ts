@@ -213,6 +213,155 @@ export function durableBackoff(
 }
 
 /**
+ * What a BackoffSender keeps in a {@linkcode DurableStore}: its retry
+ * count, the next id, its unacknowledged messages (`[id, message, tries]`,
+ * oldest first, without their senders) and, while it waits to re-send,
+ * when the re-send is due (wall-clock ms; else `null`).
+ *
+ * @example Usage
+ * ```ts
+ * import type { SenderRecord } from "@understudy/core/durable";
+ *
+ * const record: SenderRecord = { retries: 1, nextId: 3, entries: [[2, "b", 1]], resendAt: null };
+ * console.log(record.entries.length); // 1
+ * ```
+ */
+export interface SenderRecord {
+  /** Terminations since the last `Ack` or `Reset`. */
+  readonly retries: number;
+  /** The id the next message gets. */
+  readonly nextId: number;
+  /** The unacknowledged messages: id, message, tries. */
+  readonly entries: readonly (readonly [number, unknown, number])[];
+  /** When the pending re-send is due (ms since the epoch), or `null`. */
+  readonly resendAt: number | null;
+}
+
+/**
+ * A BackoffSender's durability (its `durable` option), made by
+ * {@linkcode durableSender}: what the sender calls, in the turns that
+ * change its ledger, to keep and restore its {@linkcode SenderRecord}.
+ *
+ * @example Usage
+ * ```ts
+ * import { durableSender, type SenderDurability } from "@understudy/core/durable";
+ *
+ * const durability: SenderDurability = durableSender(new Map(), "mailer");
+ * console.log(durability.load()); // undefined
+ * ```
+ */
+export interface SenderDurability {
+  /** The stored record, if any, with the time left until its re-send (`undefined` if none was pending). */
+  load():
+    | {
+      retries: number;
+      nextId: number;
+      entries: (readonly [number, unknown, number])[];
+      resendInMs: number | undefined;
+    }
+    | undefined;
+  /** A re-send is due in `delayMs`: kept (and the host asked to wake then) with the next `save`. */
+  resendIn(delayMs: number): void;
+  /** Stores the record; `waiting`: a re-send is pending. */
+  save(
+    retries: number,
+    nextId: number,
+    entries: readonly { id: number; message: unknown; tries: number }[],
+    waiting: boolean,
+  ): void;
+  /** Removes the record (the sender stopped). */
+  clear(): void;
+}
+
+/**
+ * The `durable` option of `BackoffSender.props`: keeps the sender's
+ * unacknowledged messages, its retry count and a pending re-send in
+ * `store` under `key`, written in the turn that changes them (one write
+ * per message taken, one per `Ack`, one per termination), and restores
+ * them when the sender starts: each restored message is sent again to a
+ * fresh child (at least once: one the old child had processed but not
+ * acknowledged is processed again).
+ *
+ * @example A sender whose unacknowledged messages survive eviction
+ * ```ts
+ * import { Actor, ActorSystem, BackoffSender, Props } from "@understudy/core";
+ * import { durableSender } from "@understudy/core/durable";
+ *
+ * class Mailer extends Actor<BackoffSender.Tracked<string>> {
+ *   onReceive(tracked: BackoffSender.Tracked<string>): void {
+ *     this.context.parent.tell(new BackoffSender.Ack(tracked.id));
+ *   }
+ * }
+ * const store = new Map<string, unknown>(); // ctx.storage.kv in a Durable Object
+ * const system = ActorSystem.create("demo", { logLevel: "off" });
+ * system.actorOf(
+ *   BackoffSender.props({
+ *     childProps: Props.create(() => new Mailer()),
+ *     durable: durableSender(store, "mailer"),
+ *   }),
+ *   "mailer",
+ * );
+ * await system.terminate();
+ * ```
+ *
+ * @param store The store (`ctx.storage.kv`, or a `Map`).
+ * @param key The key of this sender's record.
+ * @param options The wall clock.
+ * @returns The durability, for the `durable` option.
+ * @throws {TypeError} If `store` is not a store, `key` not a non-empty string, or `wallClock` not a function.
+ */
+export function durableSender(
+  store: DurableStore,
+  key: string,
+  options: DurableBackoffOptions = {},
+): SenderDurability {
+  const action = "make durable sender";
+  const put = storeWriter(action, store);
+  if (typeof key !== "string" || key === "") {
+    fail(action, "key", "a non-empty string", key);
+  }
+  const wallClock = options.wallClock ?? Date.now;
+  if (typeof wallClock !== "function") {
+    fail(
+      action,
+      "wallClock",
+      "a function returning ms since the epoch",
+      wallClock,
+    );
+  }
+  let resendAt: number | null = null;
+  return {
+    load: () => {
+      const record = store.get(key) as SenderRecord | undefined;
+      if (record === undefined) return undefined;
+      resendAt = record.resendAt;
+      return {
+        retries: record.retries,
+        nextId: record.nextId,
+        entries: [...record.entries],
+        resendInMs: resendAt === null
+          ? undefined
+          : Math.max(0, resendAt - wallClock()),
+      };
+    },
+    resendIn: (delayMs) => {
+      resendAt = wallClock() + delayMs;
+      store.wakeAt?.(resendAt);
+    },
+    save: (retries, nextId, entries, waiting) => {
+      const record: SenderRecord = {
+        retries,
+        nextId,
+        entries: entries.map((e) => [e.id, e.message, e.tries] as const),
+        resendAt: waiting ? resendAt : null,
+      };
+      put(key, record);
+    },
+    clear: () => store.delete(key),
+  };
+}
+
+/**
  * The store's writer (`put`, else a Map's `set`), bound; throws naming
  * `action` if `store` has neither, or no `get` and `delete`. Internal.
  */

@@ -11,6 +11,7 @@ import {
   Actor,
   type ActorRef,
   ActorSystem,
+  BackoffSender,
   BackoffSupervisor,
   DeadLetter,
   Props,
@@ -19,6 +20,7 @@ import { ManualScheduler } from "../../src/testing/mod.ts";
 import {
   ActorHost,
   durableBackoff,
+  durableSender,
   DurableState,
   type DurableStore,
 } from "../../src/durable/mod.ts";
@@ -205,6 +207,100 @@ describe("durable: BackoffSupervisor's durable option", () => {
         }),
       (e: unknown) => e instanceof TypeError && /"durable"/.test(e.message),
     );
+  });
+});
+
+/** Acks what it gets while `acking.on`; crashes on "crash" once. */
+class Acker extends Actor<BackoffSender.Tracked<string>> {
+  constructor(
+    readonly acking: { on: boolean; crashes: number },
+    readonly seen: [number, string, number][],
+  ) {
+    super();
+  }
+  onReceive(tracked: BackoffSender.Tracked<string>): void {
+    this.seen.push([tracked.id, tracked.message, tracked.attempt]);
+    if (tracked.message === "crash" && this.acking.crashes-- > 0) {
+      throw new Error("crash");
+    }
+    if (this.acking.on) {
+      this.context.parent.tell(new BackoffSender.Ack(tracked.id));
+    }
+  }
+}
+
+describe("durable: BackoffSender's durable option", () => {
+  it("unacknowledged messages at eviction are sent again to the next object's child, with their ids; ids go on", async () => {
+    const store = cloningStore();
+    const acking = { on: false, crashes: 0 };
+    const seen: [number, string, number][] = [];
+    const props = BackoffSender.props({
+      childProps: Props.create(() => new Acker(acking, seen)),
+      durable: durableSender(store, "mailer", { wallClock: () => 0 }),
+    });
+    const s1 = new ManualScheduler();
+    const first = ActorSystem.create("a", { scheduler: s1, logLevel: "off" });
+    const sender1 = first.actorOf(props, "mailer");
+    sender1.tell("a");
+    sender1.tell("b");
+    await s1.timePasses(0);
+    assert.deepEqual(seen, [[1, "a", 1], [2, "b", 1]]);
+    assert.deepEqual(store.rows.get("mailer"), {
+      retries: 0,
+      nextId: 3,
+      entries: [[1, "a", 1], [2, "b", 1]],
+      resendAt: null,
+    });
+    // Evicted before any Ack.
+    acking.on = true;
+    const s2 = new ManualScheduler();
+    const second = ActorSystem.create("b", { scheduler: s2, logLevel: "off" });
+    const sender2 = second.actorOf(props, "mailer");
+    sender2.tell("c");
+    await s2.timePasses(0);
+    assert.deepEqual(seen.slice(2), [[1, "a", 2], [2, "b", 2], [3, "c", 1]]);
+    assert.deepEqual(store.rows.get("mailer"), {
+      retries: 0,
+      nextId: 4,
+      entries: [],
+      resendAt: null,
+    });
+    await second.terminate();
+    assert.equal(store.rows.has("mailer"), false);
+    await first.terminate();
+  });
+
+  it("a re-send pending at eviction happens on the stored schedule", async () => {
+    const store = cloningStore();
+    let wall = 5_000;
+    const acking = { on: true, crashes: 1 };
+    const seen: [number, string, number][] = [];
+    const props = BackoffSender.props({
+      childProps: Props.create(() => new Acker(acking, seen)),
+      policy: { delayFor: () => 1_000 },
+      durable: durableSender(store, "mailer", { wallClock: () => wall }),
+    });
+    const s1 = new ManualScheduler();
+    const first = ActorSystem.create("a", { scheduler: s1, logLevel: "off" });
+    first.actorOf(props, "mailer").tell("crash");
+    await s1.timePasses(0);
+    await s1.timePasses(0);
+    assert.deepEqual(store.rows.get("mailer"), {
+      retries: 1,
+      nextId: 2,
+      entries: [[1, "crash", 1]],
+      resendAt: 6_000,
+    });
+    wall = 5_400;
+    const s2 = new ManualScheduler();
+    const second = ActorSystem.create("b", { scheduler: s2, logLevel: "off" });
+    second.actorOf(props, "mailer");
+    await s2.timePasses(599);
+    assert.equal(seen.length, 1, "not before the stored due time");
+    await s2.timePasses(1);
+    assert.deepEqual(seen, [[1, "crash", 1], [1, "crash", 2]]);
+    await second.terminate();
+    await first.terminate();
   });
 });
 
