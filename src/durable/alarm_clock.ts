@@ -65,12 +65,10 @@ export class AlarmClock {
   readonly #onError: (error: unknown) => void;
   /** When the alarm is set for, as far as this object knows; `null` if not set. */
   #armedAt: number | null = null;
-  /**
-   * Wake-ups wanted, by token, in wall-clock ms: a scheduler timer's until
-   * it fires or is cleared, a one-off (`once`) until it is past.
-   */
+  /** Wake-ups wanted by scheduler timers, by timer, until each fires or is cleared. */
   readonly #wakes = new Map<object, number>();
-  readonly #once = new WeakSet<object>();
+  /** One-off wake-ups (the store's `wakeAt`), by time, until past. */
+  readonly #once = new Set<number>();
   readonly wallNow: () => number;
   readonly lateWakeMs: number;
 
@@ -109,10 +107,15 @@ export class AlarmClock {
     }
   }
 
-  /** Wants a wake-up at `wallMs`, until {@linkcode AlarmClock.forget} (or, `once`, until it is past). */
-  want(token: object, wallMs: number, once = false): void {
+  /** Wants a wake-up at `wallMs` for `token`, until {@linkcode AlarmClock.forget}. */
+  want(token: object, wallMs: number): void {
     this.#wakes.set(token, wallMs);
-    if (once) this.#once.add(token);
+    this.arm(wallMs);
+  }
+
+  /** Wants a wake-up at `wallMs`, until it is past. */
+  wantOnce(wallMs: number): void {
+    this.#once.add(wallMs);
     this.arm(wallMs);
   }
 
@@ -130,15 +133,12 @@ export class AlarmClock {
   rearm(extra: number | undefined): void {
     const now = this.wallNow();
     let earliest = extra ?? Infinity;
-    for (const [token, wanted] of this.#wakes) {
-      let at = wanted;
-      if (at <= now) {
-        if (this.#once.has(token)) {
-          this.#wakes.delete(token);
-          continue;
-        }
-        at = now + Math.max(this.lateWakeMs, 1);
-      }
+    for (const at of this.#once) {
+      if (at <= now) this.#once.delete(at);
+      else if (at < earliest) earliest = at;
+    }
+    for (const wanted of this.#wakes.values()) {
+      const at = wanted > now ? wanted : now + Math.max(this.lateWakeMs, 1);
       if (at < earliest) earliest = at;
     }
     if (earliest !== Infinity) this.arm(earliest);

@@ -120,7 +120,7 @@ export class DurableHost {
       get: (key) => kv.get(key),
       put: (key, value) => kv.put(key, value),
       delete: (key) => kv.delete(key),
-      wakeAt: (wallMs) => clock.want({}, wallMs, true),
+      wakeAt: (wallMs) => clock.wantOnce(wallMs),
     };
     this.timers = new DurableTimers(this.store, clock);
   }

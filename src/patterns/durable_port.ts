@@ -125,6 +125,14 @@ export interface BackoffDurability {
 export interface DurableBackoffOptions {
   /** Milliseconds since the epoch. Default `Date.now`. */
   wallClock?: () => number;
+  /**
+   * While messages wait with no due time of their own (in flight to a
+   * child, or stashed while a child is dying or in its grace window), the
+   * store is asked to wake the host this long after each write, so that an
+   * eviction then does not leave them until some later request. Default
+   * 1,000 ms.
+   */
+  wakeAfterMs?: number;
 }
 
 /**
@@ -169,19 +177,7 @@ export function durableBackoff(
   options: DurableBackoffOptions = {},
 ): BackoffDurability {
   const action = "make durable backoff";
-  const put = storeWriter(action, store);
-  if (typeof key !== "string" || key === "") {
-    fail(action, "key", "a non-empty string", key);
-  }
-  const wallClock = options.wallClock ?? Date.now;
-  if (typeof wallClock !== "function") {
-    fail(
-      action,
-      "wallClock",
-      "a function returning ms since the epoch",
-      wallClock,
-    );
-  }
+  const { put, wallClock, wakeSoon } = checked(action, store, key, options);
   let respawnAt: number | null = null;
   return {
     load: () => {
@@ -207,6 +203,9 @@ export function durableBackoff(
         respawnAt: down ? respawnAt : null,
       };
       put(key, record);
+      // Messages waiting with no respawn due (a child dying, or in its
+      // grace window): should the object be evicted now, it must still run.
+      if (!down && record.stash.length > 0) wakeSoon();
     },
     clear: () => store.delete(key),
   };
@@ -316,19 +315,7 @@ export function durableSender(
   options: DurableBackoffOptions = {},
 ): SenderDurability {
   const action = "make durable sender";
-  const put = storeWriter(action, store);
-  if (typeof key !== "string" || key === "") {
-    fail(action, "key", "a non-empty string", key);
-  }
-  const wallClock = options.wallClock ?? Date.now;
-  if (typeof wallClock !== "function") {
-    fail(
-      action,
-      "wallClock",
-      "a function returning ms since the epoch",
-      wallClock,
-    );
-  }
+  const { put, wallClock, wakeSoon } = checked(action, store, key, options);
   let resendAt: number | null = null;
   return {
     load: () => {
@@ -356,8 +343,51 @@ export function durableSender(
         resendAt: waiting ? resendAt : null,
       };
       put(key, record);
+      // Messages in flight with no re-send due: should the object be
+      // evicted now, it must run again to send them.
+      if (!waiting && entries.length > 0) wakeSoon();
     },
     clear: () => store.delete(key),
+  };
+}
+
+/** The checked arguments of a durable record, and its wake-up. */
+function checked(
+  action: string,
+  store: DurableStore,
+  key: string,
+  options: DurableBackoffOptions,
+): {
+  put: (key: string, value: unknown) => void;
+  wallClock: () => number;
+  wakeSoon: () => void;
+} {
+  const put = storeWriter(action, store);
+  if (typeof key !== "string" || key === "") {
+    fail(action, "key", "a non-empty string", key);
+  }
+  if (typeof options !== "object" || options === null) {
+    fail(action, "options", "an object", options);
+  }
+  const { wallClock = Date.now, wakeAfterMs = 1_000 } = options;
+  if (typeof wallClock !== "function") {
+    fail(
+      action,
+      "wallClock",
+      "a function returning ms since the epoch",
+      wallClock,
+    );
+  }
+  if (
+    typeof wakeAfterMs !== "number" || !Number.isFinite(wakeAfterMs) ||
+    wakeAfterMs < 0
+  ) {
+    fail(action, "wakeAfterMs", "a finite number >= 0", wakeAfterMs, true);
+  }
+  return {
+    put,
+    wallClock,
+    wakeSoon: () => store.wakeAt?.(wallClock() + wakeAfterMs),
   };
 }
 

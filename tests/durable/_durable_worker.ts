@@ -14,11 +14,13 @@ import { DurableObject } from "./_cloudflare_workers.ts";
 import {
   Actor,
   type ActorSystem,
+  BackoffSender,
   BackoffSupervisor,
   Props,
 } from "../../mod.ts";
 import {
   durableBackoff,
+  durableSender,
   DurableState,
   type DurableStore,
   withActors,
@@ -73,6 +75,21 @@ class Child extends Actor<unknown> {
   }
 }
 
+/** Acknowledges a message from its second delivery on (deliveries counted in storage). */
+class LateAcker extends Actor<BackoffSender.Tracked<string>> {
+  constructor(readonly name: string, readonly store: DurableStore) {
+    super();
+  }
+  onReceive(tracked: BackoffSender.Tracked<string>): void {
+    const deliveries = new DurableState(this.store, `got-${tracked.id}`, 0)
+      .update((n) => n + 1);
+    record(this.name, "sender", tracked.message, tracked.attempt);
+    if (deliveries >= 2) {
+      this.context.parent.tell(new BackoffSender.Ack(tracked.id));
+    }
+  }
+}
+
 export class Keeper extends withActors(DurableObject, {
   binding: "KEEPER",
   system: { logLevel: "off" },
@@ -90,6 +107,16 @@ export class Keeper extends withActors(DurableObject, {
     );
     if (name.startsWith("tick")) {
       system.actorOf(Props.create(() => new Ticking(name)), "ticking");
+    }
+    if (name.startsWith("sender")) {
+      const store = this.actors.store;
+      this.actors.expose(system.actorOf(
+        BackoffSender.props({
+          childProps: Props.create(() => new LateAcker(name, store)),
+          durable: durableSender(store, "sender"),
+        }),
+        "sender",
+      ));
     }
     if (name.startsWith("sup")) {
       const store = this.actors.store;
@@ -127,18 +154,16 @@ export class Keeper extends withActors(DurableObject, {
     failing[this.#name] = times;
   }
 
-  /** Tells /user/sup each message. */
-  send(messages: unknown[]): void {
-    const sup = this.actors.system;
+  /** Tells the actor at `path` each message. */
+  send(messages: unknown[], path = "/user/sup"): void {
     for (const message of messages) {
-      this.actors.deliver([["/user/sup", message]], ["KEEPER", this.#name]);
+      this.actors.deliver([[path, message]], ["KEEPER", this.#name]);
     }
-    void sup;
   }
 
-  /** What the supervisor stored. */
-  stored(): unknown {
-    return this.actors.store.get("sup") ?? null;
+  /** What the supervisor (or the sender) stored. */
+  stored(key = "sup"): unknown {
+    return this.actors.store.get(key) ?? null;
   }
 
   evict(): void {

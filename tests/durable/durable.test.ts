@@ -270,6 +270,32 @@ describe("durable: BackoffSender's durable option", () => {
     await first.terminate();
   });
 
+  it("messages in flight with no re-send due ask the store to wake the host wakeAfterMs later", async () => {
+    const wakes: number[] = [];
+    const store = Object.assign(cloningStore(), {
+      wakeAt: (at: number) => void wakes.push(at),
+    });
+    const scheduler = new ManualScheduler();
+    const system = ActorSystem.create("w", { scheduler, logLevel: "off" });
+    const acking = { on: false, crashes: 0 };
+    system.actorOf(
+      BackoffSender.props({
+        childProps: Props.create(() => new Acker(acking, [])),
+        durable: durableSender(store, "s", {
+          wallClock: () => 700,
+          wakeAfterMs: 300,
+        }),
+      }),
+    ).tell("x");
+    await scheduler.timePasses(0);
+    assert.ok(wakes.length > 0 && wakes.every((at) => at === 1_000));
+    assert.throws(
+      () => durableSender(store, "s", { wakeAfterMs: -1 }),
+      RangeError,
+    );
+    await system.terminate();
+  });
+
   it("a re-send pending at eviction happens on the stored schedule", async () => {
     const store = cloningStore();
     let wall = 5_000;

@@ -182,6 +182,33 @@ describe("durable: timers, respawns and stashes survive eviction, in workerd", (
     assert.equal(after.respawnAt, null);
   });
 
+  it("a BackoffSender's unacknowledged messages at ctx.abort() are sent again after the alarm wakes the object, and acknowledged", async () => {
+    await call("sender", "send", ["s1", "s2"], "/user/sender");
+    await eventually("sender", (e) => count(e, "sender") >= 2);
+    const stored = await call<{ entries: unknown[] }>(
+      "sender",
+      "stored",
+      "sender",
+    );
+    assert.deepEqual(stored.entries, [[1, "s1", 1], [2, "s2", 1]]);
+    await evict("sender");
+    const seen = await eventually("sender", (e) => count(e, "sender") >= 4);
+    assert.deepEqual(seen.filter((e) => e[0] === "sender"), [
+      ["sender", "s1", 1],
+      ["sender", "s2", 1],
+      ["sender", "s1", 2],
+      ["sender", "s2", 2],
+    ]);
+    assert.equal(count(seen, "constructed"), 2, "woken by its alarm, no call");
+    await sleep(200);
+    const after = await call<{ entries: unknown[] }>(
+      "sender",
+      "stored",
+      "sender",
+    );
+    assert.deepEqual(after.entries, [], "both acknowledged");
+  });
+
   it("a thrown alarm is retried by the platform, with retryCount, and the stored timer is then delivered once", async () => {
     await call("retry", "failAlarms", 2);
     await call("retry", "startTimer", 100, "after-retries");
