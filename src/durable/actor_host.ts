@@ -125,6 +125,10 @@ class Generation {
  * When the platform evicts the object, no code runs: the object's memory,
  * its system and its timers go with it (workerd cancels the timers of an
  * object it resets), and the next call creates a fresh object and system.
+ * With the `durable` option, what must outlive that is in the object's
+ * storage and its alarm wakes the object again: stored timers
+ * (`host.timers`), durable patterns' records and `DurableState` values
+ * (`host.store`); see docs/edge-durable.md.
  *
  * Usually made by `withActors`; by hand, give it the object's `ctx` and
  * `env` and call `deliver` and `ask` from two RPC methods named

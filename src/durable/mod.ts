@@ -18,6 +18,14 @@
  *   (at most 3 calls by default, full-jitter exponential waits); errors
  *   marked `overloaded`, and any other, are not.
  *
+ * - Durability (`withActors(DurableObject, { durable: true })`, on a
+ *   SQLite-backed class): the object's one alarm multiplexes every due time
+ *   and wakes the object after an eviction; {@linkcode DurableTimers}
+ *   deliver stored messages by (actor path, key); {@linkcode durableBackoff}
+ *   and {@linkcode durableSender} keep a BackoffSupervisor's stash and a
+ *   BackoffSender's ledger; {@linkcode DurableState} keeps an actor's own
+ *   value. Each is written in the turn that changes it.
+ *
  * `src/` imports nothing from `cloudflare:workers`: pass its
  * `DurableObject` class to {@linkcode withActors}.
  *
