@@ -99,11 +99,16 @@ export class AlarmClock {
     const armedAt = this.#armedAt;
     if (armedAt !== null && armedAt <= wallMs) return;
     this.#armedAt = wallMs;
+    // A failed write leaves the alarm unknown: the next wake-up sets it.
+    const failed = (error: unknown) => {
+      if (this.#armedAt === wallMs) this.#armedAt = null;
+      this.#onError(error);
+    };
     try {
       const done = this.#storage.setAlarm(wallMs);
-      if (done instanceof Promise) done.catch(this.#onError);
+      if (done instanceof Promise) done.catch(failed);
     } catch (error) {
-      this.#onError(error);
+      failed(error);
     }
   }
 

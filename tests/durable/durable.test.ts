@@ -470,6 +470,29 @@ describe("durable: stored timers and the alarm", () => {
   });
 });
 
+describe("durable: the alarm clock", () => {
+  it("a setAlarm that throws leaves the alarm unknown: the next wake-up sets it again", async () => {
+    const storage = new FakeStorage();
+    const wall = { now: 0 };
+    const scheduler = new ManualScheduler();
+    const host = object(storage, wall, scheduler, () => {});
+    await host.activate();
+    const real = storage.setAlarm.bind(storage);
+    storage.setAlarm = () => {
+      throw new Error("storage down");
+    };
+    host.timers.startSingle("/user/x", "a", 1, 500);
+    storage.setAlarm = real;
+    host.timers.startSingle("/user/x", "b", 2, 900);
+    assert.equal(
+      storage.alarm,
+      900,
+      "set again, though later than the failed one",
+    );
+    await host.reset();
+  });
+});
+
 describe("durable: DurableState", () => {
   it("a value set in one object is read by the next on the same store; each set is one write", () => {
     const storage = new FakeStorage();
