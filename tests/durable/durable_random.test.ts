@@ -4,7 +4,8 @@
 // object storage and manual clocks (an eviction drops the object's memory
 // and builds a new host on the same storage, as workerd does; the alarm
 // runs when its time has come, on whichever object is current). Each seed
-// is a different run; a failure names its seed.
+// is a different run; a failure names its seed, and UNDERSTUDY_SEED=<seed>
+// replays it alone.
 //
 // What must hold, whatever the evictions:
 // - BackoffSupervisor (durable): every message sent is processed by a child
@@ -24,36 +25,14 @@ import {
   BackoffSupervisor,
   Props,
 } from "../../mod.ts";
-import { ManualScheduler } from "../../src/testing/mod.ts";
+import { ManualScheduler, SeededRandom } from "../../src/testing/mod.ts";
+import { forEachSeed, seedsToRun } from "../testing/_seeds.ts";
 import {
   ActorHost,
   durableBackoff,
   durableSender,
   type DurableStore,
 } from "../../src/durable/mod.ts";
-
-/**
- * A small seeded PRNG (mulberry32), local until the seeded fault kit of
- * src/testing/ is on this branch; the same `chance`/`int` shape.
- */
-class Random {
-  #state: number;
-  constructor(readonly seed: number) {
-    this.#state = seed >>> 0;
-  }
-  next(): number {
-    let t = (this.#state = (this.#state + 0x6d2b79f5) >>> 0);
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  }
-  chance(rate: number): boolean {
-    return this.next() < rate;
-  }
-  int(lo: number, hi: number): number {
-    return lo + Math.floor(this.next() * (hi - lo + 1));
-  }
-}
 
 class FakeStorage {
   readonly rows = new Map<string, unknown>();
@@ -76,7 +55,10 @@ class FakeStorage {
 /** What the children saw, over every object. */
 interface World {
   wall: number;
-  random: Random;
+  /** The children's faults (a stream of its own, forked from the seed's). */
+  faults: SeededRandom;
+  /** No more faults: the quiet end of a run. */
+  quiet: boolean;
   supervised: number[];
   sent: number[];
   acked: Set<number>;
@@ -88,7 +70,8 @@ class Supervised extends Actor<number> {
     super();
   }
   override preStart(): void {
-    if (this.world.random.chance(0.3)) throw new Error("start fails");
+    const { faults, quiet } = this.world;
+    if (!quiet && faults.chance(0.3)) throw new Error("start fails");
   }
   onReceive(seq: number): void {
     this.world.supervised.push(seq);
@@ -101,7 +84,8 @@ class Acking extends Actor<BackoffSender.Tracked<number>> {
   }
   onReceive(tracked: BackoffSender.Tracked<number>): void {
     this.world.sent.push(tracked.message);
-    if (this.world.random.chance(0.2)) throw new Error("crash before the Ack");
+    const { faults, quiet } = this.world;
+    if (!quiet && faults.chance(0.2)) throw new Error("crash before the Ack");
     this.world.acked.add(tracked.message);
     this.context.parent.tell(new BackoffSender.Ack(tracked.id));
   }
@@ -146,10 +130,11 @@ function setup(world: World) {
 }
 
 async function run(seed: number): Promise<void> {
-  const random = new Random(seed);
+  const random = new SeededRandom(seed);
   const world: World = {
     wall: 1_000_000,
-    random,
+    faults: random.fork("faults"),
+    quiet: false,
     supervised: [],
     sent: [],
     acked: new Set(),
@@ -211,8 +196,7 @@ async function run(seed: number): Promise<void> {
     }
   }
   // Quiet: no more failures, long enough for every wait and every timer.
-  world.random = new Random(0);
-  world.random.chance = () => false;
+  world.quiet = true;
   await pass(4_000);
   const label = `seed ${seed} (${evictions} evictions, ${seq} messages)`;
   const all = Array.from({ length: seq }, (_, i) => i + 1);
@@ -239,10 +223,10 @@ async function run(seed: number): Promise<void> {
   for (const old of hosts.reverse()) await old.reset();
 }
 
+const SEEDS: readonly number[] = seedsToRun(26_000, 8);
+
 describe("durable: random evictions (seeded)", () => {
-  for (const seed of [1, 2, 3, 4, 5, 6, 7, 8]) {
-    it(`seed ${seed}: stashes, ledgers and stored timers survive evictions at random points`, async () => {
-      await run(seed);
-    });
-  }
+  it(`stashes, ledgers and stored timers survive evictions at random points (${SEEDS.length} seeds)`, async () => {
+    await forEachSeed(SEEDS, run);
+  });
 });
