@@ -21,6 +21,10 @@ import {
 } from "../runtime/actor_system.ts";
 import { describeError, describeValue, fail } from "../validation.ts";
 import { Channel } from "./channel.ts";
+import { DurableHost, type DurableHostOptions } from "./durable_host.ts";
+import type { DurableTimers } from "./durable_timers.ts";
+import type { DurableStore } from "../patterns/durable_port.ts";
+import { realScheduler } from "../runtime/scheduler.ts";
 import type {
   DurableObjectNamespaceLike,
   DurableObjectStateLike,
@@ -71,6 +75,14 @@ export interface ActorHostOptions {
    * propagates.
    */
   setup?: (system: ActorSystem, host: ActorHost) => void;
+  /**
+   * Makes the host durable (a SQLite-backed object's `ctx` is needed):
+   * `host.store` and `host.timers` on the object's storage, a scheduler
+   * whose timers wake the object by its alarm after an eviction,
+   * `activate()` for the constructor and `alarm()` for the alarm handler
+   * (`withActors` calls both). See docs/edge-durable.md. Default: off.
+   */
+  durable?: boolean | DurableHostOptions;
 }
 
 /** Local actors kept so that replies to them can find them, at most. */
@@ -113,6 +125,10 @@ class Generation {
  * When the platform evicts the object, no code runs: the object's memory,
  * its system and its timers go with it (workerd cancels the timers of an
  * object it resets), and the next call creates a fresh object and system.
+ * With the `durable` option, what must outlive that is in the object's
+ * storage and its alarm wakes the object again: stored timers
+ * (`host.timers`), durable patterns' records and `DurableState` values
+ * (`host.store`); see docs/edge-durable.md.
  *
  * Usually made by `withActors`; by hand, give it the object's `ctx` and
  * `env` and call `deliver` and `ask` from two RPC methods named
@@ -155,6 +171,7 @@ export class ActorHost {
     addressOf: (sender) => this.#addressOf(sender),
   };
   #generations = 0;
+  readonly #durable: DurableHost | undefined;
 
   /**
    * Creates a host; its system is created on first use.
@@ -189,6 +206,138 @@ export class ActorHost {
     this.#binding = options.binding;
     const name = ctx?.id?.name;
     this.#name = typeof name === "string" ? name : undefined;
+    const durable = options.durable;
+    this.#durable = durable === undefined || durable === false
+      ? undefined
+      : new DurableHost(ctx, durable, () => this.#current?.system.log);
+  }
+
+  /**
+   * The object's storage as a {@linkcode DurableStore} (its synchronous
+   * KV), for `DurableState` and `durableBackoff`; its `wakeAt` sets the
+   * object's alarm. Durable hosts only.
+   *
+   * @example Usage
+   * ```ts no-run: needs a Durable Object's storage
+   * import { DurableState, type ActorHost } from "@understudy/core/durable";
+   *
+   * declare const host: ActorHost;
+   * const visits = new DurableState(host.store, "visits", 0);
+   * visits.set(visits.value + 1);
+   * ```
+   *
+   * @throws {TypeError} If the host is not durable.
+   */
+  get store(): DurableStore {
+    return this.#durableOr("use the store").store;
+  }
+
+  /**
+   * Stored timers by (actor path, key), delivered by the object's alarm
+   * even after an eviction. Durable hosts only.
+   *
+   * @example Usage
+   * ```ts no-run: needs a Durable Object's storage
+   * import type { ActorHost } from "@understudy/core/durable";
+   *
+   * declare const host: ActorHost;
+   * host.timers.startSingle("/user/room", "close", "close", 60_000);
+   * ```
+   *
+   * @throws {TypeError} If the host is not durable.
+   */
+  get timers(): DurableTimers {
+    return this.#durableOr("use durable timers").timers;
+  }
+
+  /**
+   * Activation, for the object's constructor, inside
+   * `ctx.blockConcurrencyWhile` (as `withActors` does): reads the alarm,
+   * creates the system (`setup` re-creates the actors, which restore their
+   * stored state in `preStart`), re-arms for the stored timers, and lets the
+   * actors start before any event reaches the object. Durable hosts only.
+   *
+   * @example Usage
+   * ```ts no-run: needs a Durable Object's storage
+   * import type { ActorHost } from "@understudy/core/durable";
+   *
+   * declare const ctx: { blockConcurrencyWhile(f: () => Promise<void>): Promise<void> };
+   * declare const host: ActorHost;
+   * ctx.blockConcurrencyWhile(() => host.activate());
+   * ```
+   *
+   * @returns Resolves once the actors have started.
+   * @throws {TypeError} If the host is not durable.
+   */
+  async activate(): Promise<void> {
+    const durable = this.#durableOr("activate actor host");
+    await durable.clock.load();
+    this.#generation();
+    durable.clock.rearm(durable.timers.nextDue());
+    // The actors' preStart (where stored state is restored) runs now.
+    await new Promise<void>((resolve) =>
+      realScheduler.setTimeout(() => resolve(), 0)
+    );
+  }
+
+  /**
+   * The object's alarm handler (what `withActors`' `alarm()` calls):
+   * activates the system, delivers the stored timers now due to the actors
+   * at their paths (a path nothing is exposed at gets a dead letter), then
+   * re-arms for the earliest due time still wanted. A failure throws, so
+   * the platform retries the alarm; on the last retry
+   * (`maxAlarmRetries`) it is logged and not thrown. Durable hosts only.
+   *
+   * @example Usage
+   * ```ts no-run: needs a Durable Object's storage
+   * import type { ActorHost } from "@understudy/core/durable";
+   *
+   * declare const host: ActorHost;
+   * await host.alarm({ retryCount: 0, isRetry: false });
+   * ```
+   *
+   * @param alarmInfo What the platform passes to `alarm()` (`retryCount`).
+   * @returns Resolves when done; rejects with the failure for the platform to retry.
+   * @throws {TypeError} If the host is not durable.
+   */
+  alarm(alarmInfo?: unknown): Promise<void> {
+    try {
+      const durable = this.#durableOr("run alarm");
+      durable.runAlarm(alarmInfo, () => {
+        const generation = this.#generation();
+        const system = generation.system;
+        durable.timers.runDue(durable.clock.wallNow(), (path, key, message) => {
+          const ref = generation.exposed.get(path);
+          if (ref !== undefined) ref.tell(message);
+          else {
+            system.publishDeadLetter(
+              message,
+              undefined,
+              system.deadLetters as ActorRef<never>,
+              `durable timer ${
+                JSON.stringify(key)
+              }: no actor exposed at ${path} in this object`,
+            );
+          }
+        });
+      }, () => this.#current?.system.log);
+      return Promise.resolve();
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+
+  #durableOr(action: string): DurableHost {
+    const durable = this.#durable;
+    if (durable === undefined) {
+      fail(
+        action,
+        "durable",
+        "set (new ActorHost(ctx, env, { durable: true }))",
+        undefined,
+      );
+    }
+    return durable;
   }
 
   /**
@@ -499,9 +648,15 @@ export class ActorHost {
     let generation = this.#current;
     if (generation === undefined) {
       const options = this.#options;
+      const durable = this.#durable;
       const system = ActorSystem.create(
         options.systemName ?? "durable",
-        options.system,
+        durable === undefined ? options.system : {
+          ...options.system,
+          scheduler: durable.scheduler(
+            options.system?.scheduler ?? realScheduler,
+          ),
+        },
       );
       generation = new Generation(system);
       this.#current = generation;

@@ -18,6 +18,14 @@
  *   (at most 3 calls by default, full-jitter exponential waits); errors
  *   marked `overloaded`, and any other, are not.
  *
+ * - Durability (`withActors(DurableObject, { durable: true })`, on a
+ *   SQLite-backed class): the object's one alarm multiplexes every due time
+ *   and wakes the object after an eviction; {@linkcode DurableTimers}
+ *   deliver stored messages by (actor path, key); {@linkcode durableBackoff}
+ *   and {@linkcode durableSender} keep a BackoffSupervisor's stash and a
+ *   BackoffSender's ledger; {@linkcode DurableState} keeps an actor's own
+ *   value. Each is written in the turn that changes it.
+ *
  * `src/` imports nothing from `cloudflare:workers`: pass its
  * `DurableObject` class to {@linkcode withActors}.
  *
@@ -51,6 +59,20 @@
  */
 
 export { ActorHost, type ActorHostOptions } from "./actor_host.ts";
+export type { AlarmInfoLike, DurableStorageLike } from "./alarm_clock.ts";
+export type { DurableHostOptions } from "./durable_host.ts";
+export { DurableState } from "./durable_state.ts";
+export { DurableTimers } from "./durable_timers.ts";
+export {
+  type BackoffDurability,
+  type BackoffRecord,
+  durableBackoff,
+  type DurableBackoffOptions,
+  durableSender,
+  type DurableStore,
+  type SenderDurability,
+  type SenderRecord,
+} from "../patterns/durable_port.ts";
 export type {
   DurableObjectBase,
   DurableObjectNamespaceLike,

@@ -56,6 +56,14 @@ export interface ActorHostObject {
     target: unknown,
     timeoutMs: unknown,
   ): Promise<unknown>;
+  /**
+   * The object's alarm handler (durable hosts): delivers the stored timers
+   * now due, re-arms, and throws a failure for the platform to retry.
+   * Override to add work of your own, and call `super.alarm(alarmInfo)`.
+   *
+   * @param alarmInfo What the platform passes (`retryCount`, `isRetry`).
+   */
+  alarm(alarmInfo?: unknown): Promise<void>;
 }
 
 /**
@@ -129,6 +137,18 @@ export function withActors<B extends DurableObjectBase>(
         args[1] as object,
         { ...options, setup: (system) => this.createActors(system) },
       );
+      const ctx = args[0] as {
+        blockConcurrencyWhile?: (f: () => Promise<void>) => Promise<unknown>;
+      };
+      // Activation before any event: the subclass's fields are set by the
+      // time the callback runs (after its first await), and the actors
+      // restore what they stored before any message reaches them.
+      if (
+        options.durable !== undefined && options.durable !== false &&
+        typeof ctx?.blockConcurrencyWhile === "function"
+      ) {
+        ctx.blockConcurrencyWhile(() => this.actors.activate());
+      }
     }
 
     createActors(_system: ActorSystem): void {}
@@ -143,6 +163,10 @@ export function withActors<B extends DurableObjectBase>(
       timeoutMs: unknown,
     ): Promise<unknown> {
       return this.actors.ask(packet, target, timeoutMs);
+    }
+
+    alarm(alarmInfo?: unknown): Promise<void> {
+      return this.actors.alarm(alarmInfo);
     }
   }
   return WithActors;

@@ -11,6 +11,7 @@
  * @module
  */
 
+import type { BackoffDurability } from "./durable_port.ts";
 import type { BackoffPolicy } from "../backoff/backoff_policy.ts";
 import { exponentialBackoff } from "../backoff/exponential.ts";
 import { Props } from "../runtime/props.ts";
@@ -103,6 +104,15 @@ export interface BackoffOptions<T> {
    * causing a restart storm or stopping the supervisor.
    */
   clock?: () => number;
+  /**
+   * Keeps the restart count, the stash and the pending respawn in a store,
+   * written in the turn that changes them, and restores them when the
+   * supervisor starts (after a Durable Object's eviction, say): made by
+   * `durableBackoff(store, key)` (`@understudy/core/durable`). Stashed
+   * messages must be structured-cloneable; their senders are not kept.
+   * Default: none (all in memory).
+   */
+  durable?: BackoffDurability;
 }
 
 /** {@linkcode BackoffOptions} after defaults and checks. Internal. */
@@ -116,6 +126,7 @@ export interface BackoffSettings<T> {
   readonly forwardDuringGrace: boolean;
   /** `undefined`: the system's scheduler. */
   readonly clock: (() => number) | undefined;
+  readonly durable: BackoffDurability | undefined;
   /**
    * A fresh decision for each supervisor incarnation (the count starts at 0
    * again after the supervisor's own restart), asking the policy for delays
@@ -156,6 +167,7 @@ export function backoffSettings<T>(
     forwardDuringGrace = true,
     maxRestarts = Infinity,
     clock,
+    durable,
   } = options;
   if (!(childProps instanceof Props)) {
     invalid(
@@ -214,9 +226,16 @@ export function backoffSettings<T>(
   if (clock !== undefined && typeof clock !== "function") {
     invalid("clock", "a function returning milliseconds", clock);
   }
+  if (
+    durable !== undefined &&
+    (typeof durable !== "object" || typeof durable?.load !== "function")
+  ) {
+    invalid("durable", "what durableBackoff(store, key) returns", durable);
+  }
   return {
     childProps,
     childName,
+    durable,
     forward,
     triggerOn,
     maxStashSize,

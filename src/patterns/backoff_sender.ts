@@ -291,8 +291,17 @@ export class BackoffSender<M> extends Actor<unknown> {
     return this.self as ActorRef<never>;
   }
 
-  /** Spawns the first child. */
+  /**
+   * Spawns the first child; with a stored record (`durable`), restores the
+   * ledger and the retry count and re-sends on the stored schedule.
+   */
   override preStart(): void {
+    const saved = this.#settings.durable?.load();
+    if (saved !== undefined) {
+      this.#retries = saved.retries;
+      this.#ledger.restore(saved.nextId, saved.entries);
+      return this.#resendIn(undefined, saved.resendInMs ?? 0);
+    }
     this.#state = { kind: "delivering", child: this.#spawn() };
   }
 
@@ -342,7 +351,7 @@ export class BackoffSender<M> extends Actor<unknown> {
       }
       if (message instanceof ResetRestartCount) {
         this.#retries = 0;
-        return;
+        return this.#save();
       }
       if (message instanceof RespawnNow) {
         const state = this.#state;
@@ -376,6 +385,7 @@ export class BackoffSender<M> extends Actor<unknown> {
         `unacknowledged messages over maxUnacked (${maxUnacked}): the oldest is dropped`,
       );
     }
+    this.#save();
   }
 
   // ───────────── the transitions, one place each ─────────────
@@ -388,6 +398,7 @@ export class BackoffSender<M> extends Actor<unknown> {
     this.#publish(
       new BackoffSenderAcknowledged(this.#me, id, entry.message, entry.tries),
     );
+    this.#save();
   }
 
   /**
@@ -468,12 +479,32 @@ export class BackoffSender<M> extends Actor<unknown> {
         this.#ledger.size,
       ),
     );
-    const child = tried > 0 ? this.#spawn() : undefined;
+    this.#resendIn(tried > 0 ? this.#spawn() : undefined, delayMs);
+  }
+
+  /** → waiting, a re-send due in `delayMs` (at once if 0). */
+  #resendIn(child: ActorRef<never> | undefined, delayMs: number): void {
     // No backoff: re-send now, not after a setTimeout(0).
     if (delayMs === 0) return this.#resend(child);
     const due = new ResendDue();
     this.#state = { kind: "waiting", child, due };
     this.context.timers.startSingleTimer(RESEND, due, delayMs);
+    this.#settings.durable?.resendIn(delayMs);
+    this.#save();
+  }
+
+  /**
+   * With `durable`, writes the record, in this turn (a Durable Object's
+   * output gate then holds the turn's output until it is stored).
+   */
+  #save(): void {
+    const ledger = this.#ledger;
+    this.#settings.durable?.save(
+      this.#retries,
+      ledger.nextId,
+      ledger.all(),
+      this.#state.kind === "waiting",
+    );
   }
 
   /** waiting → delivering: every unacknowledged message, in order, to the child (spawned now if none runs). */
@@ -493,6 +524,7 @@ export class BackoffSender<M> extends Actor<unknown> {
         );
       }
     }
+    this.#save();
   }
 
   // ───────────── plumbing ─────────────
@@ -516,6 +548,7 @@ export class BackoffSender<M> extends Actor<unknown> {
   }
 
   #giveUpAll(reason: string): void {
+    this.#settings.durable?.clear();
     for (const entry of this.#ledger.drain()) this.#giveUp(entry, reason);
   }
 

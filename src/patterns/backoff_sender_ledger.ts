@@ -121,6 +121,46 @@ export class Ledger {
     return found;
   }
 
+  /** The id the next message gets. */
+  get nextId(): number {
+    return this.#firstId + this.#slots.length;
+  }
+
+  /** Every message, oldest first. */
+  all(): Entry[] {
+    return [...this.#live()];
+  }
+
+  /**
+   * Into an empty ledger: stored messages (`[id, message, tries]`, ids
+   * ascending) held by no child, and the next id. Their senders are gone;
+   * each counts as sent once, so that its next delivery is a re-send.
+   */
+  restore(
+    nextId: number,
+    entries: readonly (readonly [number, unknown, number])[],
+  ): void {
+    const slots: (Entry | undefined)[] = [];
+    const firstId = entries.length > 0 ? entries[0][0] : nextId;
+    for (const [id, message, tries] of entries) {
+      while (firstId + slots.length < id) slots.push(undefined);
+      slots.push({
+        id,
+        message,
+        sender: undefined,
+        tries,
+        sends: 1,
+        holder: undefined,
+        delivery: undefined,
+      });
+    }
+    while (firstId + slots.length < nextId) slots.push(undefined);
+    this.#slots = slots;
+    this.#firstId = firstId;
+    this.#head = 0;
+    this.#size = entries.length;
+  }
+
   /** Every message, oldest first, and the ledger emptied (ids keep counting). */
   drain(): Entry[] {
     const all = [...this.#live()];

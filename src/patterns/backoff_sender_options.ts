@@ -11,6 +11,7 @@
  * @module
  */
 
+import type { SenderDurability } from "./durable_port.ts";
 import type { BackoffPolicy } from "../backoff/backoff_policy.ts";
 import { truncatedBinaryBackoff } from "../backoff/truncated_binary.ts";
 import { Props } from "../runtime/props.ts";
@@ -86,6 +87,16 @@ export interface BackoffSenderOptions<M> {
    * number >= 1 (1: never retried), or `Infinity` (default).
    */
   maxAttempts?: number;
+  /**
+   * Keeps the unacknowledged messages (with their ids and tries), the retry
+   * count and a pending re-send in a store, written in the turn that
+   * changes them, and restores them when the sender starts (after a Durable
+   * Object's eviction, say): every restored message is sent again, to a
+   * fresh child, on the stored schedule. Made by `durableSender(store, key)`
+   * (`@understudy/core/durable`). Messages must be structured-cloneable;
+   * their senders are not kept. Default: none (all in memory).
+   */
+  durable?: SenderDurability;
 }
 
 /**
@@ -109,6 +120,7 @@ export interface BackoffSenderSettings<M> {
   readonly policy: BackoffPolicy;
   readonly maxUnacked: number;
   readonly maxAttempts: number;
+  readonly durable: SenderDurability | undefined;
 }
 
 /** What every message about a bad option begins with. */
@@ -130,6 +142,7 @@ export function backoffSenderSettings<M>(
     childName = "worker",
     maxUnacked = 1000,
     maxAttempts = Infinity,
+    durable,
   } = options;
   if (!(childProps instanceof Props)) {
     fail(
@@ -147,5 +160,11 @@ export function backoffSenderSettings<M>(
   // Neither can be 0: 0 unacknowledged messages or 0 tries would deliver nothing.
   checkCount(ACTION, "maxUnacked", maxUnacked, 1);
   checkCount(ACTION, "maxAttempts", maxAttempts, 1);
-  return { childProps, childName, policy, maxUnacked, maxAttempts };
+  if (
+    durable !== undefined &&
+    (typeof durable !== "object" || typeof durable?.load !== "function")
+  ) {
+    fail(ACTION, "durable", "what durableSender(store, key) returns", durable);
+  }
+  return { childProps, childName, policy, maxUnacked, maxAttempts, durable };
 }

@@ -301,8 +301,20 @@ export class BackoffSupervisor<T> extends Actor<unknown> {
     return this.self as ActorRef<never>;
   }
 
-  /** Spawns the first child at once. */
+  /**
+   * Spawns the first child at once, or, with a stored record (`durable`),
+   * restores the restart count and the stash and respawns on the stored
+   * schedule.
+   */
   override preStart(): void {
+    const saved = this.#settings.durable?.load();
+    if (saved !== undefined) {
+      this.#decision.restartCount = saved.restartCount;
+      for (const message of saved.stash) this.#stash.push(message, undefined);
+      if (saved.respawnInMs !== undefined) {
+        return this.#respawnIn(saved.respawnInMs, undefined);
+      }
+    }
     this.#spawn();
   }
 
@@ -356,6 +368,7 @@ export class BackoffSupervisor<T> extends Actor<unknown> {
       if (message instanceof ResetRestartCount) {
         if (this.#decision.reset()) {
           this.#publish(new BackoffCounterReset(this.#me));
+          this.#save();
         }
         return;
       }
@@ -387,6 +400,7 @@ export class BackoffSupervisor<T> extends Actor<unknown> {
           this.#decision.resetIfStable(this.#now())
         ) {
           this.#publish(new BackoffCounterReset(this.#me));
+          this.#save();
         }
         return;
       }
@@ -445,6 +459,7 @@ export class BackoffSupervisor<T> extends Actor<unknown> {
       (message, sender) =>
         this.#undeliverable(message, sender, this.#stashFullReason()),
     );
+    this.#save();
   }
 
   // ───────────── the transitions, one place each ─────────────
@@ -478,13 +493,30 @@ export class BackoffSupervisor<T> extends Actor<unknown> {
       const grace = new GraceElapsed();
       this.#state = { kind: "grace", child, grace };
       this.context.timers.startSingleTimer("grace", grace, drainGraceMs);
+      this.#save();
     }
+  }
+
+  /** down, a respawn due in `delayMs` (at once if 0 or less). */
+  #respawnIn(delayMs: number, lastChild: ActorRef<T> | undefined): void {
+    // No backoff: respawn now, not after a setTimeout(0) (1 ms or more).
+    if (delayMs <= 0) return this.#spawn();
+    const respawn = new Respawn();
+    this.#state = { kind: "down", respawn, lastChild };
+    this.context.timers.startSingleTimer(
+      "respawn",
+      respawn,
+      delayMs,
+    );
+    this.#settings.durable?.respawnIn(delayMs);
+    this.#save();
   }
 
   /** grace → steady: the stash goes to the child, in order, before anything newer. */
   #graceOver(child: ActorRef<T>): void {
     this.#state = { kind: "steady", child };
     this.#stash.drain((message, sender) => passOn(child, message, sender));
+    this.#save();
   }
 
   /**
@@ -549,16 +581,7 @@ export class BackoffSupervisor<T> extends Actor<unknown> {
         this.#publish(
           new BackoffScheduled(this.#me, verdict.restartCount, verdict.delayMs),
         );
-        // No backoff: respawn now, not after a setTimeout(0) (1 ms or more).
-        if (verdict.delayMs === 0) return this.#spawn();
-        const respawn = new Respawn();
-        this.#state = { kind: "down", respawn, lastChild: ref };
-        this.context.timers.startSingleTimer(
-          "respawn",
-          respawn,
-          verdict.delayMs,
-        );
-        return;
+        return this.#respawnIn(verdict.delayMs, ref);
       }
       case "give-up":
         this.log.warn(`giving up after ${verdict.restartCount} restarts`);
@@ -596,7 +619,20 @@ export class BackoffSupervisor<T> extends Actor<unknown> {
       this.#undeliverable(message, sender, this.#stashFullReason());
     } else {
       stash.push(message, sender);
+      this.#save();
     }
+  }
+
+  /**
+   * With `durable`, writes the record: in this turn, so that a Durable
+   * Object's output gate holds the turn's output until it is stored.
+   */
+  #save(): void {
+    this.#settings.durable?.save(
+      this.#decision.restartCount,
+      this.#stash.items,
+      this.#state.kind === "down",
+    );
   }
 
   #stashFullReason(): string {
@@ -604,6 +640,7 @@ export class BackoffSupervisor<T> extends Actor<unknown> {
   }
 
   #releaseStash(reason: string): void {
+    this.#settings.durable?.clear();
     this.#stash.drain((message, sender) =>
       this.#undeliverable(message, sender, reason)
     );
@@ -674,29 +711,29 @@ type StashVisitor = (
  */
 class Stash {
   /** Message, sender, message, sender, …: one array for both halves. */
-  #items: unknown[] = [];
+  items: unknown[] = [];
 
   /** How many messages it holds. */
   get size(): number {
-    return this.#items.length / 2;
+    return this.items.length / 2;
   }
 
   /** Adds a message at the end. */
   push(message: unknown, sender: ActorRef<never> | undefined): void {
-    this.#items.push(message, sender);
+    this.items.push(message, sender);
   }
 
   /** Puts `envelopes` in front, in their order: they were sent before anything here. */
   prepend(envelopes: readonly Envelope[]): void {
     const items: unknown[] = [];
     for (const { message, sender } of envelopes) items.push(message, sender);
-    this.#items = items.concat(this.#items);
+    this.items = items.concat(this.items);
   }
 
   /** Keeps the oldest `limit` messages; the newer ones go to `dropped`, oldest first. */
   trimTo(limit: number, dropped: StashVisitor): void {
     if (this.size <= limit) return;
-    const over = this.#items.splice(limit * 2);
+    const over = this.items.splice(limit * 2);
     visit(over, dropped);
   }
 
@@ -705,9 +742,9 @@ class Stash {
    * first, so whatever `visitor` causes never sees the messages twice.
    */
   drain(visitor: StashVisitor): void {
-    const items = this.#items;
+    const items = this.items;
     if (items.length === 0) return;
-    this.#items = [];
+    this.items = [];
     visit(items, visitor);
   }
 }
