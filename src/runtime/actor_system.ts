@@ -208,8 +208,12 @@ export class SystemCore implements AskOwner {
     }
     this.scheduler = scheduler;
     // A host that refuses timers (a Worker's global scope) refuses the
-    // system here, at the call, not its actors' first timers later on.
-    scheduler.clearTimeout(scheduler.setTimeout(() => {}, 0));
+    // system here, at the call, not its actors' first timers later on. Only
+    // the host's own timers are probed: a scheduler given (a test's, a
+    // Durable Object's alarm) is asked for nothing it was not asked for.
+    if (scheduler === realScheduler) {
+      scheduler.clearTimeout(scheduler.setTimeout(() => {}, 0));
+    }
     this.pendingAsks = new PendingAsks(scheduler);
     const strategy = options.guardianStrategy ?? defaultStrategy;
     checkStrategy("create actor system", "guardianStrategy", strategy);

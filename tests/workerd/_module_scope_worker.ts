@@ -3,8 +3,14 @@
 // allows no timer, served by tests/workerd/module_scope.test.ts. Not a test
 // file itself. It answers with what each attempt led to.
 
-import { ActorSystem } from "../../mod.ts";
+import { Actor, ActorSystem, BackoffSupervisor, Props } from "../../mod.ts";
 import { edgeSystem, IdleScheduler } from "../../src/edge/mod.ts";
+
+class Echo extends Actor<string> {
+  onReceive(message: string): void {
+    this.sender?.tell(message);
+  }
+}
 
 const describe = (error: unknown) =>
   error instanceof Error
@@ -19,24 +25,37 @@ try {
   edgeError = describe(error);
 }
 
-// ActorSystem.create itself refuses the global scope at the call, with the
-// platform's error (which says to do it within a handler), and with an
-// IdleScheduler, with that scheduler's own error naming the fix.
+// A system given an IdleScheduler directly: the first timer (the
+// supervisor's) is refused with the same clear error, logged.
+const failures: { name: string; message: string }[] = [];
+const system = ActorSystem.create("global", {
+  scheduler: new IdleScheduler(),
+  logger: (record) => {
+    if (record.error !== undefined) failures.push(describe(record.error));
+  },
+});
+system.actorOf(
+  BackoffSupervisor.props({
+    childProps: Props.create(() => new Echo()),
+    childName: "echo",
+    minBackoff: 50,
+    maxBackoff: 200,
+  }),
+  "supervisor",
+);
+
+// ActorSystem.create itself, on the host's timers, refuses the global scope
+// at the call, with the platform's error (which says to do it within a
+// handler).
 let plainError: unknown;
 try {
-  ActorSystem.create("global");
+  ActorSystem.create("plain");
 } catch (error) {
   plainError = describe(error);
-}
-let idleError: unknown;
-try {
-  ActorSystem.create("global", { scheduler: new IdleScheduler() });
-} catch (error) {
-  idleError = describe(error);
 }
 
 export default {
   fetch(): Response {
-    return Response.json({ edgeError, plainError, idleError });
+    return Response.json({ edgeError, plainError, failures });
   },
 };

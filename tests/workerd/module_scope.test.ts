@@ -19,15 +19,10 @@ const WORKER = join(
   "_module_scope_worker.ts",
 );
 
-interface Failure {
-  name: string;
-  message: string;
-}
-
 interface Outcome {
-  edgeError?: Failure;
-  plainError?: Failure;
-  idleError?: Failure;
+  edgeError?: { name: string; message: string };
+  plainError?: { name: string; message: string };
+  failures: { name: string; message: string }[];
 }
 
 describe("edge: an actor system in a Worker's global scope, in workerd", () => {
@@ -56,14 +51,14 @@ describe("edge: an actor system in a Worker's global scope, in workerd", () => {
 
   it("ActorSystem.create throws at the call too, with the platform's word to do it within a handler (not ten restart failures later)", () => {
     assert.ok(outcome.plainError, worker.output());
-    assert.match(
-      outcome.plainError.message,
-      /global scope.*within a handler/s,
-    );
+    assert.match(outcome.plainError.message, /global scope.*within a handler/s);
   });
 
-  it("a system given an IdleScheduler: the refusal is a TypeError naming the fix", () => {
-    assert.equal(outcome.idleError?.name, "TypeError", worker.output());
-    assert.match(outcome.idleError!.message, /inside the fetch handler/);
+  it("a system given an IdleScheduler: the first timer's refusal names the fix too", () => {
+    assert.ok(outcome.failures.length > 0, "a failure was logged");
+    for (const failure of outcome.failures) {
+      assert.equal(failure.name, "TypeError");
+      assert.match(failure.message, /inside the fetch handler/);
+    }
   });
 });
