@@ -2,7 +2,7 @@
 // This module is browser compatible.
 
 /**
- * What a cell is made of, for the cell (`actor_cell.ts`) and the features
+ * What a cell is made of, for the cell (`cell.ts`) and the features
  * that attach to it (`stash.ts`, `receive_timeout.ts`, `in_flight.ts`): its
  * lifecycle states and flags, the markers its `currentMessage` slot can
  * hold, and the per-cell state most actors never need ({@linkcode CellExtras}).
