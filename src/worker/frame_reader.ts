@@ -69,8 +69,27 @@ export interface IssuedIds {
   issued(id: number): boolean;
 }
 
-/** Fixed slots of each kind, the kind included (DELIVER, ACKS: the header). */
-const LENGTH: readonly number[] = [5, 5, 2, 2, 3, 3, 4, 2, 3, 3];
+/**
+ * The fields of each kind after the kind, but DELIVER's and ACKS's: `s` a
+ * string, `i` a safe integer, `a` an array.
+ */
+const FIELDS: readonly string[] = [
+  "",
+  "ssai", // SPAWN name factory args id
+  "i", // PING n
+  "",
+  "is", // UNDELIVERED seq reason
+  "si", // STOPPED name id
+  "ssi", // SPAWN_FAILED name reason id
+  "i", // PONG n
+  "is", // LOST targetId reason
+  "si", // STOP name id
+];
+
+/** Each kind's name, for a log line. */
+const NAMES: readonly string[] =
+  "DELIVER SPAWN PING ACKS UNDELIVERED STOPPED SPAWN_FAILED PONG LOST STOP"
+    .split(" ");
 
 /** The kinds the worker reads (those the main side writes), as bits. */
 const FROM_MAIN = 1 << DELIVER | 1 << SPAWN | 1 << PING | 1 << LOST | 1 << STOP;
@@ -179,69 +198,64 @@ export class FrameReader {
     }
     if (kind === DELIVER) return this.#deliver(batch, i);
     if (kind === ACKS) return this.#acks(batch, i);
-    const next = i + LENGTH[kind];
-    if (next > batch.length) return this.#fatal("cut short");
+    const fields = FIELDS[kind];
+    const next = i + 1 + fields.length;
+    if (next > batch.length) return this.#fatal(`${NAMES[kind]} cut short`);
     this.#i = next;
-    const a = batch[i + 1];
-    const b = batch[i + 2];
-    switch (kind) {
-      case SPAWN: {
-        const args = batch[i + 3];
-        const id = batch[i + 4];
-        if (
-          typeof a !== "string" || typeof b !== "string" ||
-          !Array.isArray(args) || !isSafe(id)
-        ) return this.#bad("SPAWN", "name factory args id", batch, i);
-        this.name = a;
-        this.factory = b;
-        this.args = args;
-        this.id = id as number;
-        return kind;
+    for (let f = 0; f < fields.length; f++) {
+      const value = batch[i + 1 + f];
+      const type = fields[f];
+      if (
+        type === "s"
+          ? typeof value !== "string"
+          : type === "i"
+          ? !isSafe(value)
+          : !Array.isArray(value)
+      ) {
+        return this.#reject(
+          `${NAMES[kind]} field ${f + 1} is ${describeValue(value)}`,
+        );
       }
+    }
+    // Typed now, as FIELDS says.
+    const a = batch[i + 1] as number;
+    const b = batch[i + 2] as never;
+    const c = batch[i + 3] as never;
+    switch (kind) {
+      case SPAWN:
+        this.name = a as never;
+        this.factory = b;
+        this.args = c;
+        this.id = batch[i + 4] as number;
+        break;
       case STOP:
       case STOPPED:
-        if (typeof a !== "string" || !isSafe(b)) {
-          return this.#bad(KIND_NAMES[kind], "name id", batch, i);
-        }
-        this.name = a;
-        this.id = b as number;
-        return kind;
-      case SPAWN_FAILED: {
-        const id = batch[i + 3];
-        if (typeof a !== "string" || typeof b !== "string" || !isSafe(id)) {
-          return this.#bad("SPAWN_FAILED", "name reason id", batch, i);
-        }
-        this.name = a;
+        this.name = a as never;
+        this.id = b;
+        break;
+      case SPAWN_FAILED:
+        this.name = a as never;
         this.reason = b;
-        this.id = id as number;
-        return kind;
-      }
-      case PING:
-      case PONG:
-        if (!isSafe(a)) return this.#bad(KIND_NAMES[kind], "n", batch, i);
-        this.id = a as number;
-        return kind;
+        this.id = c;
+        break;
       case UNDELIVERED:
-        if (!isSafe(a) || typeof b !== "string") {
-          return this.#bad("UNDELIVERED", "seq reason", batch, i);
-        }
-        if (!((a as number) >= 1 && (a as number) <= this.sent)) {
+        if (!(a >= 1 && a <= this.sent)) {
           return this.#reject(`UNDELIVERED of seq ${a}, never sent`);
         }
-        this.seq = a as number;
+        this.seq = a;
         this.reason = b;
-        return kind;
-      default: // LOST
-        if (!isSafe(a) || typeof b !== "string") {
-          return this.#bad("LOST", "targetId reason", batch, i);
-        }
-        if (a === 0 || !this.#issued.issued(a as number)) {
+        break;
+      case LOST:
+        if (!this.#issued.issued(a)) {
           return this.#reject(`LOST for ref ${a}, never handed out`);
         }
-        this.sender = a as number;
+        this.sender = a;
         this.reason = b;
-        return kind;
+        break;
+      default: // PING, PONG
+        this.id = a;
     }
+    return kind;
   }
 
   /**
@@ -344,19 +358,6 @@ export class FrameReader {
     return ACKS;
   }
 
-  /** A frame with a slot of the wrong type: names the kind and its layout. */
-  #bad(
-    kind: string,
-    layout: string,
-    batch: readonly unknown[],
-    i: number,
-  ): number {
-    const slots = layout.split(" ").map((field, k) =>
-      `${field} ${describeValue(batch[i + 1 + k])}`
-    );
-    return this.#reject(`${kind} with ${slots.join(", ")}`);
-  }
-
   #reject(error: string): number {
     this.error = error;
     this.fatal = false;
@@ -372,16 +373,3 @@ export class FrameReader {
     return BAD;
   }
 }
-
-const KIND_NAMES: readonly string[] = [
-  "DELIVER",
-  "SPAWN",
-  "PING",
-  "ACKS",
-  "UNDELIVERED",
-  "STOPPED",
-  "SPAWN_FAILED",
-  "PONG",
-  "LOST",
-  "STOP",
-];
