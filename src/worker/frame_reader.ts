@@ -29,9 +29,13 @@
  *
  * | Malformation | Main side (frames from the worker) | Worker side (frames from the main side) |
  * | --- | --- | --- |
- * | batch not an array; unknown kind; frame cut short by the batch's end; count not an integer ≥ 1 (negative, NaN, fractional, a string, huge) or past the batch's end | the rest of the batch is dropped (it cannot be told apart), and the link is closed as a dead worker: `WorkerDiedError`, its supervisor decides, messages in flight are dead letters | the rest of the batch is dropped; the server goes on (what the dropped frames carried stays in the main side's books, dead letters when that worker goes) |
+ * | unknown kind; frame cut short by the batch's end; count not an integer ≥ 1 (negative, NaN, fractional, a string, huge) or past the batch's end | the rest of the batch is dropped (it cannot be told apart), and the link is closed as a dead worker: `WorkerDiedError`, its supervisor decides, messages in flight are dead letters | the rest of the batch is dropped; the server goes on (what the dropped frames carried stays in the main side's books, dead letters when that worker goes) |
  * | a DELIVER's seq, target or sender of the wrong type or out of range; a target this side never handed out | its messages are dead letters; the rest of the batch is read | its messages go back to the main side (UNDELIVERED, so dead letters there), or, when their seq cannot be read, are dead letters in the worker; the rest is read |
  * | any other frame with a slot of the wrong type; an ACKS range inverted, from 0, or past the last seq sent; an ACKS count odd; UNDELIVERED of a seq never sent; LOST for an id never handed out | the frame is dropped; the rest of the batch is read | the same |
+ *
+ * A message that is not an array is no batch: some other code's, on an
+ * endpoint it shares with the link (a worker's own "ready", say). It is
+ * left alone, unlogged, as it always was.
  *
  * Checked where the books are, not here (the same logging): an ACKS or
  * UNDELIVERED for a seq sent but no longer in flight (acknowledged or
@@ -163,15 +167,15 @@ export class FrameReader {
     this.#log = log;
   }
 
-  /** Starts on `data`; a `data` that is no array reads as one bad frame. */
-  read(data: unknown): void {
-    if (Array.isArray(data)) {
-      this.batch = data;
-      this.#i = 0;
-    } else {
-      this.batch = [data];
-      this.#i = -1;
-    }
+  /**
+   * Starts on `data`, if it is an array; anything else is not a batch (some
+   * other code's message on a shared endpoint) and is left alone.
+   */
+  read(data: unknown): boolean {
+    if (!Array.isArray(data)) return false;
+    this.batch = data;
+    this.#i = 0;
+    return true;
   }
 
   /** The slots of the frame last read (for one kept to act on later). */
@@ -190,7 +194,6 @@ export class FrameReader {
     if (i >= batch.length) return END;
     this.#start = i;
     this.first = this.end = 0;
-    if (i < 0) return this.#fatal("it is not an array");
     const kind = batch[i];
     // An integer 0…15 whose bit is set: no other value passes.
     if (kind !== ((kind as number) & 15) || (this.#kinds >> kind & 1) === 0) {

@@ -334,7 +334,7 @@ class Server implements WorkerServer {
    */
   #receive(batch: unknown): void {
     const reader = this.#reader;
-    reader.read(batch);
+    if (!reader.read(batch)) return;
     for (let kind = reader.next(); kind !== END; kind = reader.next()) {
       this.#frame(reader, kind);
     }

@@ -466,12 +466,11 @@ export class WorkerHost extends Actor<unknown> {
    * one does).
    */
   #receive(batch: unknown): void {
-    if (this.#stopped || this.#unreadable) return;
+    const reader = this.#reader!;
+    if (this.#stopped || this.#unreadable || !reader.read(batch)) return;
     const system = this.context.system;
     // The heartbeat's clock is the system's, as its timer is.
     this.#lastHeard = system.scheduler.now();
-    const reader = this.#reader!;
-    reader.read(batch);
     reader.sent = this.#seq;
     const frames = reader.batch;
     for (let kind = reader.next(); kind !== END; kind = reader.next()) {
