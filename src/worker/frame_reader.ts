@@ -101,7 +101,10 @@ const FROM_MAIN = 1 << DELIVER | 1 << SPAWN | 1 << PING | 1 << LOST | 1 << STOP;
 const FROM_WORKER = 1 << DELIVER | 1 << ACKS | 1 << UNDELIVERED | 1 << STOPPED |
   1 << SPAWN_FAILED | 1 << PONG | 1 << LOST;
 
-const isSafe = Number.isSafeInteger;
+/** Whether `value` is a safe integer: an int32 at once, as most are. */
+function isSafe(value: unknown): boolean {
+  return value === ((value as number) | 0) || Number.isSafeInteger(value);
+}
 
 /**
  * Reads one batch at a time: {@linkcode FrameReader.read} it, then call
@@ -193,14 +196,14 @@ export class FrameReader {
     const i = this.#i;
     if (i >= batch.length) return END;
     this.#start = i;
-    this.first = this.end = 0;
     const kind = batch[i];
+    // The hot kinds first (both sides read DELIVER; only the main side ACKS).
+    if (kind === DELIVER) return this.#deliver(batch, i);
+    if (kind === ACKS && !this.#fromMain) return this.#acks(batch, i);
     // An integer 0…15 whose bit is set: no other value passes.
     if (kind !== ((kind as number) & 15) || (this.#kinds >> kind & 1) === 0) {
       return this.#fatal(`unknown frame kind ${describeValue(kind)}`);
     }
-    if (kind === DELIVER) return this.#deliver(batch, i);
-    if (kind === ACKS) return this.#acks(batch, i);
     const fields = FIELDS[kind];
     const next = i + 1 + fields.length;
     if (next > batch.length) return this.#fatal(`${NAMES[kind]} cut short`);
@@ -311,10 +314,11 @@ export class FrameReader {
       error = `DELIVER to ref ${target}, never handed out`;
     }
     if (error !== undefined) {
+      this.#reject(error);
       this.seq = seqOk && fromMain ? seq as number : -1;
       this.first = first;
       this.end = end;
-      return this.#reject(error);
+      return BAD;
     }
     this.seq = seq as number;
     this.target = target as string | number;
@@ -361,7 +365,9 @@ export class FrameReader {
     return ACKS;
   }
 
+  /** A rejected frame (a DELIVER's sets `first` and `end` after). */
   #reject(error: string): number {
+    this.first = this.end = 0;
     this.error = error;
     this.fatal = false;
     this.report(error);
