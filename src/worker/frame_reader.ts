@@ -29,7 +29,7 @@
  *
  * | Malformation | Main side (frames from the worker) | Worker side (frames from the main side) |
  * | --- | --- | --- |
- * | unknown kind; frame cut short by the batch's end; count not an integer ≥ 1 (negative, NaN, fractional, a string, huge) or past the batch's end | the rest of the batch is dropped (it cannot be told apart), and the link is closed as a dead worker: `WorkerDiedError`, its supervisor decides, messages in flight are dead letters | the rest of the batch is dropped; the server goes on (what the dropped frames carried stays in the main side's books, dead letters when that worker goes) |
+ * | a kind this side does not read (unknown, or one only it sends); frame cut short by the batch's end; count not an integer ≥ 1 (negative, NaN, fractional, a string, huge) or past the batch's end | the rest of the batch is dropped (it cannot be told apart), and the link is closed as a dead worker: `WorkerDiedError`, its supervisor decides, messages in flight are dead letters | the rest of the batch is dropped; the server goes on (what the dropped frames carried stays in the main side's books, dead letters when that worker goes) |
  * | a DELIVER's seq, target or sender of the wrong type or out of range; a target this side never handed out | its messages are dead letters; the rest of the batch is read | its messages go back to the main side (UNDELIVERED, so dead letters there), or, when their seq cannot be read, are dead letters in the worker; the rest is read |
  * | any other frame with a slot of the wrong type; an ACKS range inverted, from 0, or past the last seq sent; an ACKS count odd; UNDELIVERED of a seq never sent; LOST for an id never handed out | the frame is dropped; the rest of the batch is read | the same |
  *
