@@ -30,7 +30,6 @@ import {
   cloneFailure,
   DELIVER,
   Exports,
-  frameLength,
   Imports,
   LOST,
   Outbox,
@@ -44,6 +43,7 @@ import {
   STOPPED,
   UNDELIVERED,
 } from "./wire.ts";
+import { END, FrameReader } from "./frame_reader.ts";
 
 /**
  * A factory the main side can spawn actors from, by name: called with the
@@ -247,6 +247,8 @@ class Server implements WorkerServer {
   #closed: Promise<void> | undefined = undefined;
   readonly #onMessage = (event: EndpointEvent): void =>
     this.#receive(event.data);
+  /** Checks every frame from the main side. */
+  readonly #reader: FrameReader = this.#newReader();
 
   constructor(endpoint: Endpoint, options: ServeOptions) {
     this.#endpoint = endpoint;
@@ -310,84 +312,110 @@ class Server implements WorkerServer {
     if (!served.stopAsked) {
       this.#outbox.frame(STOPPED, served.name, served.id);
     }
-    for (const frame of served.after) this.#frame(frame, 0);
-  }
-
-  #receive(batch: unknown): void {
-    if (!Array.isArray(batch)) return;
-    for (let i = 0; i < batch.length; i += frameLength(batch, i)) {
-      if (!this.#frame(batch, i)) return;
+    // Frames read (and checked) before, acted on now, each in a reader of its own.
+    for (const frame of served.after) {
+      const reader = this.#newReader();
+      reader.read(frame);
+      this.#frame(reader, reader.next());
     }
   }
 
+  #newReader(): FrameReader {
+    return new FrameReader(
+      true,
+      this.#exports,
+      (message) => this.system.log.error(message),
+    );
+  }
+
   /**
-   * Acts on the frame at `i` of `batch`; `false` for a kind it does not
-   * know (the rest of the batch cannot be read).
+   * A batch from the main side, through the reader that checks every
+   * frame (frame_reader.ts says what a bad one does).
    */
-  #frame(batch: unknown[], i: number): boolean {
-    const kind = batch[i] as number;
+  #receive(batch: unknown): void {
+    const reader = this.#reader;
+    if (!reader.read(batch)) return;
+    for (let kind = reader.next(); kind !== END; kind = reader.next()) {
+      this.#frame(reader, kind);
+    }
+  }
+
+  /** Acts on the frame `reader` has just read, of `kind`. */
+  #frame(reader: FrameReader, kind: number): void {
     if (kind === DELIVER || kind === SPAWN || kind === STOP) {
       // For a name whose actor is stopping at the main side's word, a frame
       // (but that actor's own STOP again) is for a later spawn of the name.
-      const name = batch[kind === DELIVER ? i + 2 : i + 1];
+      const name = kind === DELIVER ? reader.target : reader.name;
       const stopping = typeof name === "string"
         ? this.#served.get(name)
         : undefined;
       if (
-        stopping?.stopAsked &&
-        !(kind === STOP && batch[i + 2] === stopping.id)
+        stopping?.stopAsked && !(kind === STOP && reader.id === stopping.id)
       ) {
-        stopping.after.push(batch.slice(i, i + frameLength(batch, i)));
-        return true;
+        stopping.after.push(reader.frame());
+        return;
       }
     }
     switch (kind) {
       case DELIVER:
-        this.#deliver(batch, i);
-        return true;
+        this.#deliver(reader);
+        return;
       case SPAWN:
-        this.#spawn(
-          batch[i + 1] as string,
-          batch[i + 2] as string,
-          batch[i + 3] as unknown[],
-          batch[i + 4] as number,
-        );
-        return true;
+        this.#spawn(reader.name, reader.factory, reader.args, reader.id);
+        return;
       case PING:
-        this.#outbox.frame(PONG, batch[i + 1]);
-        return true;
+        this.#outbox.frame(PONG, reader.id);
+        return;
       case STOP: {
         // After the messages sent before it, as a PoisonPill does; one for
         // an earlier spawn of the name (its actor gone already) is nothing.
-        const served = this.#served.get(batch[i + 1] as string);
+        const served = this.#served.get(reader.name);
         if (
-          served !== undefined && served.id === batch[i + 2] &&
-          !served.stopAsked
+          served !== undefined && served.id === reader.id && !served.stopAsked
         ) {
           served.stopAsked = true;
           served.ref.tell(PoisonPill);
         }
-        return true;
+        return;
       }
       case LOST:
-        replyLost(
-          this.#exports.get(batch[i + 1] as number),
-          batch[i + 2] as string,
-        );
-        return true;
-      default:
-        this.system.log.error(`unknown frame kind ${kind} from the main side`);
-        return false;
+        replyLost(this.#exports.get(reader.sender), reader.reason);
+        return;
+      default: // BAD
+        this.#rejected(reader);
     }
   }
 
-  /** Delivers the run of messages whose DELIVER header is at `i`. */
-  #deliver(batch: unknown[], i: number): void {
-    const seq = batch[i + 1] as number;
-    const target = batch[i + 2] as string | number;
-    const senderId = batch[i + 3] as number;
-    const count = batch[i + 4] as number;
-    const first = i + 5;
+  /**
+   * A frame the reader rejected: the messages it carried go back to the
+   * main side, whose they are, or, their seq unreadable, are dead letters
+   * here.
+   */
+  #rejected(reader: FrameReader): void {
+    const reason = `a malformed frame from the main side (${reader.error})`;
+    const seq = reader.seq;
+    for (let m = reader.first; m < reader.end; m++) {
+      if (seq > 0) {
+        this.#outbox.frame(UNDELIVERED, seq + m - reader.first, reason);
+      } else {
+        this.system.publishDeadLetter(
+          reader.batch[m],
+          undefined,
+          this.system.deadLetters as ActorRef<never>,
+          reason,
+        );
+      }
+    }
+  }
+
+  /** Delivers the run of messages the reader has just read. */
+  #deliver(reader: FrameReader): void {
+    const batch = reader.batch;
+    const seq = reader.seq;
+    const target = reader.target;
+    const senderId = reader.sender;
+    const count = reader.end - reader.first;
+    const first = reader.first;
     const sender = senderId === 0
       ? undefined
       : this.#imports.get(senderId) as ActorRef<never>;
@@ -429,7 +457,7 @@ class Server implements WorkerServer {
   #spawn(
     name: string,
     factoryName: string,
-    args: unknown[],
+    args: readonly unknown[],
     id: number,
   ): void {
     const existing = this.#served.get(name);

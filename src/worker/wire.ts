@@ -428,10 +428,21 @@ export class Book<M, R> {
     return true;
   }
 
-  /** Removes every entry from `first` to `last`, both included. */
-  drop(first: number, last: number): void {
-    for (let seq = first; seq <= last; seq++) this.take(seq);
+  /**
+   * Removes every entry from `first` to `last`, both included; returns how
+   * many of those seqs were not held. Only the seqs from the oldest chunk
+   * held to the highest seq set are visited, so a range far wider than
+   * what is in flight costs no more than what is.
+   */
+  drop(first: number, last: number): number {
+    const from = Math.max(first, this.#first * CHUNK);
+    const to = this.#chunks.length === 0
+      ? from - 1
+      : Math.min(last, this.#last);
+    let missing = last - first + 1;
+    for (let seq = from; seq <= to; seq++) if (this.take(seq)) missing--;
     this.message = this.sender = this.recipient = undefined;
+    return missing;
   }
 
   /** Calls `each` for every entry, oldest first, and forgets them all. */
@@ -524,6 +535,11 @@ export class Exports<R extends object> {
       if (this.#refs.size >= this.#sweepAt) this.#sweepAt = sweep(this.#refs);
     }
     return id;
+  }
+
+  /** Whether `id` is a number this side handed out (a ref's or an ask's). */
+  issued(id: number): boolean {
+    return id !== 0 && id <= this.#next && id >= this.#nextAsk;
   }
 
   /**

@@ -37,7 +37,6 @@ import {
   cloneFailure,
   DELIVER,
   Exports,
-  frameLength,
   Imports,
   LOST,
   Outbox,
@@ -51,6 +50,7 @@ import {
   STOPPED,
   UNDELIVERED,
 } from "./wire.ts";
+import { END, FrameReader } from "./frame_reader.ts";
 
 /** What the owner of a worker needs to know. Internal. */
 export interface HostSettings {
@@ -208,6 +208,10 @@ export class WorkerHost extends Actor<unknown> {
   #dead: string | undefined = undefined;
   #lastHeard = 0;
   #stopped = false;
+  /** Checks every frame from the worker. */
+  #reader: FrameReader | undefined = undefined;
+  /** Set once a batch could not be read: nothing more from it is. */
+  #unreadable = false;
 
   readonly #onMessage = (event: EndpointEvent): void =>
     this.#receive(event.data);
@@ -250,6 +254,11 @@ export class WorkerHost extends Actor<unknown> {
     const epoch = this.#epoch;
     const conduit = this.#settings.conduit;
     this.#imports = new Imports((id) => new WorkerSideRef(conduit, id, epoch));
+    this.#reader = new FrameReader(
+      false,
+      this.#exports,
+      (message) => this.log.error(message),
+    );
     endpoint.addEventListener("message", this.#onMessage);
     endpoint.addEventListener("messageerror", this.#onMessageError);
     endpoint.addEventListener("error", this.#onError);
@@ -451,79 +460,80 @@ export class WorkerHost extends Actor<unknown> {
     self.tell(new WorkerDown(reason, self, this) as never);
   }
 
-  /** A batch from the worker, read in the listener (no extra hop). */
+  /**
+   * A batch from the worker, read in the listener (no extra hop), through
+   * the reader that checks every frame (frame_reader.ts says what a bad
+   * one does).
+   */
   #receive(batch: unknown): void {
-    if (this.#stopped || !Array.isArray(batch)) return;
+    const reader = this.#reader!;
+    if (this.#stopped || this.#unreadable || !reader.read(batch)) return;
     const system = this.context.system;
     // The heartbeat's clock is the system's, as its timer is.
     this.#lastHeard = system.scheduler.now();
-    for (let i = 0; i < batch.length;) {
-      const kind = batch[i] as number;
+    reader.sent = this.#seq;
+    const frames = reader.batch;
+    for (let kind = reader.next(); kind !== END; kind = reader.next()) {
       switch (kind) {
         case DELIVER: {
-          const senderId = batch[i + 3] as number;
+          const senderId = reader.sender;
           const sender = senderId === 0
             ? undefined
             : this.#imports!.get(senderId) as ActorRef<never>;
-          const target = this.#exports.get(batch[i + 2] as number);
-          const end = i + 5 + (batch[i + 4] as number);
+          const target = this.#exports.get(reader.target as number);
+          const end = reader.end;
           if (target === undefined) {
-            for (let m = i + 5; m < end; m++) {
+            for (let m = reader.first; m < end; m++) {
               system.publishDeadLetter(
-                batch[m],
+                frames[m],
                 sender,
                 system.deadLetters as ActorRef<never>,
                 "the ref it was sent to no longer exists",
               );
             }
           } else {
-            for (let m = i + 5; m < end; m++) {
-              target.tell(batch[m] as never, sender);
+            for (let m = reader.first; m < end; m++) {
+              target.tell(frames[m] as never, sender);
             }
           }
           break;
         }
         case ACKS: {
           const inFlight = this.#inFlight;
-          const end = i + 2 + (batch[i + 1] as number);
-          for (let r = i + 2; r < end; r += 2) {
-            inFlight.drop(batch[r] as number, batch[r + 1] as number);
+          for (let r = reader.first; r < reader.end; r += 2) {
+            const first = frames[r] as number;
+            const last = frames[r + 1] as number;
+            if (inFlight.drop(first, last) !== 0) {
+              reader.report(`ACKS of ${first}…${last}, not all in flight`);
+            }
           }
           break;
         }
         case UNDELIVERED: {
           const book = this.#inFlight;
-          if (book.take(batch[i + 1] as number)) {
+          if (book.take(reader.seq)) {
             system.publishDeadLetter(
               book.message,
               book.sender,
               book.recipient!,
-              batch[i + 2] as string,
+              reader.reason,
             );
-          }
+          } else reader.report(`UNDELIVERED of ${reader.seq}, not in flight`);
           break;
         }
         case STOPPED:
           this.#toParent(
-            new RemoteStopped(
-              batch[i + 1] as string,
-              "it stopped",
-              batch[i + 2] as number,
-            ),
+            new RemoteStopped(reader.name, "it stopped", reader.id),
           );
           break;
         case SPAWN_FAILED:
           this.#toParent(
-            new RemoteStopped(
-              batch[i + 1] as string,
-              batch[i + 2] as string,
-              batch[i + 3] as number,
-            ),
+            new RemoteStopped(reader.name, reader.reason, reader.id),
           );
           break;
         case LOST: {
-          const target = this.#exports.get(batch[i + 1] as number);
-          const reason = batch[i + 2] as string;
+          const target = this.#exports.get(reader.sender);
+          const reason = reader.reason;
           system.publishDeadLetter(
             "(a message from the worker that could not be cloned)",
             undefined,
@@ -535,11 +545,31 @@ export class WorkerHost extends Actor<unknown> {
         }
         case PONG:
           break;
-        default:
-          this.log.error(`unknown frame kind ${kind} from the worker`);
-          return;
+        default: // BAD
+          this.#rejected(reader);
       }
-      i += frameLength(batch, i);
+    }
+  }
+
+  /**
+   * A frame the reader rejected: the messages it carried are dead letters;
+   * one the rest of the batch could not be read past closes the link, as
+   * a dead worker (something it sent may be lost unread).
+   */
+  #rejected(reader: FrameReader): void {
+    const system = this.context.system;
+    const reason = `a malformed frame from the worker (${reader.error})`;
+    for (let m = reader.first; m < reader.end; m++) {
+      system.publishDeadLetter(
+        reader.batch[m],
+        undefined,
+        system.deadLetters as ActorRef<never>,
+        reason,
+      );
+    }
+    if (reader.fatal) {
+      this.#unreadable = true;
+      this.#died(`it sent a malformed frame (${reader.error})`);
     }
   }
 }
