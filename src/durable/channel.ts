@@ -10,9 +10,15 @@
  * (calls on one stub are delivered in the order they are made), whose
  * result is the reply.
  *
+ * Tells are numbered: each way has an incarnation (a random id, new with
+ * every channel, so after every reset or eviction of the sender) and each
+ * batch the number of its first tell, kept across retries, so that the
+ * receiver can drop a copy (a retry of a call whose reply was lost).
+ *
  * A call that fails is retried with the host's retry settings: only
- * errors they allow, after the policy's wait, at most `maxAttempts` calls,
- * each retry on a fresh stub (a failed stub may be broken for good). What
+ * errors they allow, after the policy's wait, at most `maxAttempts` calls.
+ * After any error the next call takes a fresh stub: a stub that threw may
+ * stay broken for good (an evicted object's, say), as Cloudflare warns. What
  * is finally given up goes to dead letters with the error, and a
  * `RemoteDeliveryFailed` event; an ask rejects with a
  * `RemoteDeliveryError`. Internal to the module.
@@ -31,7 +37,7 @@ import {
   remoteReason,
 } from "./remote_delivery.ts";
 import { mayRetry, type RetrySettings } from "./retry.ts";
-import type { HostStub, WireOutcome, WirePacket, WireTarget } from "./wire.ts";
+import type { HostStub, WireFrom, WireOutcome, WirePacket } from "./wire.ts";
 
 /** Tells per call at most. */
 const MAX_BATCH = 256;
@@ -59,15 +65,29 @@ export interface Outgoing {
 /** One RPC call and its attempts. */
 interface Call {
   readonly items: Outgoing[];
+  /** The number of the first tell (tells only). */
+  readonly first: number;
   attempts: number;
+}
+
+/** A random id of 128 bits, as 32 hex digits. */
+function randomId(): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(16));
+  let id = "";
+  for (const byte of bytes) id += byte.toString(16).padStart(2, "0");
+  return id;
 }
 
 /** The way to one Durable Object. */
 export class Channel {
   readonly #system: ActorSystem;
   readonly #namespace: DurableObjectNamespaceLike;
-  readonly #target: WireTarget;
+  readonly #name: string;
   readonly #settings: RetrySettings;
+  /** Who this way is from, as the calling host knows itself; `null` if it does not. */
+  readonly #from: WireFrom | null;
+  /** The number the next tell gets. */
+  #nextSeq = 1;
   #stub: HostStub | undefined = undefined;
   #queue: Outgoing[] = [];
   /** A batch of tells is out or waiting for its retry. */
@@ -81,14 +101,24 @@ export class Channel {
   constructor(
     system: ActorSystem,
     namespace: DurableObjectNamespaceLike,
-    target: WireTarget,
+    name: string,
     settings: RetrySettings,
+    self: readonly [binding: string, name: string] | undefined,
   ) {
     this.#system = system;
     this.#namespace = namespace;
-    this.#target = target;
+    this.#name = name;
     this.#settings = settings;
+    this.#from = self === undefined ? null : [self[0], self[1], randomId()];
   }
+
+  /** This way's incarnation, if it has an identity to number tells by. */
+  get incarnation(): string | undefined {
+    return this.#from?.[2];
+  }
+
+  /** Stubs made so far (1 after the first call, one more after each failed call). */
+  stubs = 0;
 
   /** Nothing queued, out or waiting. */
   get idle(): boolean {
@@ -138,7 +168,7 @@ export class Channel {
       const head = this.#queue[0];
       if (head.ask !== undefined) {
         this.#queue.shift();
-        this.#call({ items: [head], attempts: 0 });
+        this.#call({ items: [head], first: 0, attempts: 0 });
         continue;
       }
       let n = 1;
@@ -150,16 +180,17 @@ export class Channel {
         ) n++;
       }
       this.#busy = true;
-      this.#call({ items: this.#queue.splice(0, n), attempts: 0 });
+      const first = this.#nextSeq;
+      this.#nextSeq += n;
+      this.#call({ items: this.#queue.splice(0, n), first, attempts: 0 });
     }
   }
 
   #stubNow(): HostStub {
     if (this.#stub === undefined) {
       const namespace = this.#namespace;
-      this.#stub = namespace.get(
-        namespace.idFromName(this.#target[1]),
-      ) as HostStub;
+      this.#stub = namespace.get(namespace.idFromName(this.#name)) as HostStub;
+      this.stubs++;
     }
     return this.#stub;
   }
@@ -172,14 +203,15 @@ export class Channel {
       const ask = call.items[0].ask;
       if (ask === undefined) {
         result = stub.understudyDeliver(
+          this.#from,
+          call.first,
           call.items.map((item) => item.packet),
-          this.#target,
         );
       } else {
         const remaining = Math.max(1, Math.ceil(ask.deadline - this.now()));
         result = stub.understudyAsk(
+          this.#from,
           call.items[0].packet,
-          this.#target,
           Math.min(remaining, ask.timeoutMs),
         );
       }
@@ -203,6 +235,9 @@ export class Channel {
   }
 
   #failed(call: Call, error: unknown): void {
+    // Whatever the error, the next call (a retry, or the next batch) takes
+    // a fresh stub.
+    this.#stub = undefined;
     const items = call.items;
     const ask = items[0].ask;
     if (
@@ -222,8 +257,6 @@ export class Channel {
       delayMs !== undefined &&
       (ask === undefined || this.now() + delayMs < ask.deadline)
     ) {
-      // A failed stub may stay broken: the retry takes a fresh one.
-      this.#stub = undefined;
       // On the system's scheduler: a test's manual clock moves the waits too.
       const timer = this.#system.scheduler.setTimeout(() => {
         this.#waits.delete(timer);
@@ -242,9 +275,15 @@ export class Channel {
   /** The wait before retrying `call`, or `undefined` if it is not retried. */
   #retryDelay(call: Call, error: unknown): number | undefined {
     const settings = this.#settings;
+    if (this.#closed || call.attempts >= settings.maxAttempts) return undefined;
+    // A numbered batch of tells may be sent again whatever happened to the
+    // first (the receiver drops copies), so a reset object's error, which
+    // is not marked retryable, is retried too: on the fresh stub.
+    const numbered = call.items[0].ask === undefined && this.#from !== null;
     if (
-      this.#closed || call.attempts >= settings.maxAttempts ||
-      !mayRetry(settings, error, call.attempts)
+      !mayRetry(settings, error, call.attempts) &&
+      !(numbered && isFlagged(error, "durableObjectReset") &&
+        !isFlagged(error, "overloaded"))
     ) return undefined;
     // A broken policy (a throw, NaN, a negative delay) gives up the call
     // rather than retrying at once or jamming the channel.
@@ -292,6 +331,14 @@ function settleAsk(item: Outgoing, value: unknown): void {
     ask.reject(new AskTimeoutError(item.recipient.path, ask.timeoutMs));
   } else {
     ask.reject(new UndeliveredError(item.recipient.path, String(outcome[1])));
+  }
+}
+
+function isFlagged(error: unknown, flag: string): boolean {
+  try {
+    return (error as Record<string, unknown> | null)?.[flag] === true;
+  } catch {
+    return false;
   }
 }
 

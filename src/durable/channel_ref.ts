@@ -12,14 +12,11 @@ import type { ActorRef, AskOptions } from "../runtime/actor_ref.ts";
 import { readAskOptions } from "../runtime/ask.ts";
 import type { Channel } from "./channel.ts";
 import { type RemoteAddress, RemoteRef } from "./remote_ref.ts";
-import type { WirePacket } from "./wire.ts";
 
 /** How a remote ref turns a sender into an address. */
 export interface SenderAddresser {
-  /** `[binding, name, path]` to reply to `sender`, or `undefined` if it cannot be replied to. */
-  addressOf(
-    sender: ActorRef<never> | undefined,
-  ): [string, string, string] | undefined;
+  /** The path in this object to reply to `sender` at, or `undefined` if it cannot be replied to. */
+  addressOf(sender: ActorRef<never> | undefined): string | undefined;
 }
 
 /** A remote ref whose messages go through a {@linkcode Channel}. */
@@ -56,9 +53,7 @@ export class ChannelRef<T> extends RemoteRef<T> {
     const from = this.#addresser.addressOf(sender);
     const to = this.#address.path;
     this.#channel.send({
-      packet: from === undefined
-        ? [to, message]
-        : [to, message, from[0], from[1], from[2]] as WirePacket,
+      packet: from === undefined ? [to, message] : [to, message, from],
       message,
       sender,
       recipient: this as ActorRef<never>,

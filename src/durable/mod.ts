@@ -52,9 +52,16 @@
 
 export { ActorHost, type ActorHostOptions } from "./actor_host.ts";
 export type {
+  ActorHostLimits,
+  ExposeOptions,
+  RemoteCaller,
+  RemoteRequest,
+} from "./door.ts";
+export type {
   DurableObjectBase,
   DurableObjectNamespaceLike,
   DurableObjectStateLike,
+  DurableObjectStorageLike,
 } from "./platform.ts";
 export {
   RemoteDeliveryError,

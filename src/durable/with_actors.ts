@@ -4,7 +4,7 @@
 /**
  * The Durable Object class helper: `withActors(DurableObject)` is a base
  * class whose objects each host one actor system (an {@linkcode ActorHost}
- * as `this.actors`) and answer the two RPC methods remote refs call.
+ * as `this.actors`) and answer the three RPC methods remote refs call.
  *
  * @module
  */
@@ -40,22 +40,40 @@ export interface ActorHostObject {
   /**
    * RPC: told messages from another object's remote refs.
    *
+   * @param from Who calls: `[binding, name, incarnation]`, or `null`.
+   * @param first The number of the first message.
    * @param batch The messages.
-   * @param target Who the caller addressed.
    */
-  understudyDeliver(batch: unknown, target: unknown): void;
+  understudyDeliver(
+    from: unknown,
+    first: unknown,
+    batch: unknown,
+  ): Promise<void>;
   /**
    * RPC: an ask from another object's remote ref; resolves with the outcome.
    *
+   * @param from Who calls: `[binding, name, incarnation]`, or `null`.
    * @param packet The message.
-   * @param target Who the caller addressed.
    * @param timeoutMs How long to wait for the reply.
    */
   understudyAsk(
+    from: unknown,
     packet: unknown,
-    target: unknown,
     timeoutMs: unknown,
   ): Promise<unknown>;
+  /**
+   * RPC: whether this object is the caller `incarnation` of another
+   * object's way to `binding/name` (how a callee confirms who calls).
+   *
+   * @param incarnation The incarnation claimed.
+   * @param binding The asking object's binding.
+   * @param name The asking object's name.
+   */
+  understudyVouch(
+    incarnation: unknown,
+    binding: unknown,
+    name: unknown,
+  ): boolean;
 }
 
 /**
@@ -83,8 +101,8 @@ type AnyArgs = any[];
  * each object hosts one actor system. Override `createActors(system)` to
  * create the object's actors and expose those other objects may reach;
  * reach theirs with `this.actors.ref(binding, name, path)`. The RPC
- * methods `understudyDeliver` and `understudyAsk` are what remote refs
- * call (RPC on Durable Object stubs needs a compatibility date of
+ * methods `understudyDeliver`, `understudyAsk` and `understudyVouch` are
+ * what remote refs call (RPC on Durable Object stubs needs a compatibility date of
  * 2024-04-03 or later).
  *
  * @example A chat room object
@@ -133,16 +151,28 @@ export function withActors<B extends DurableObjectBase>(
 
     createActors(_system: ActorSystem): void {}
 
-    understudyDeliver(batch: unknown, target: unknown): void {
-      this.actors.deliver(batch, target);
+    understudyDeliver(
+      from: unknown,
+      first: unknown,
+      batch: unknown,
+    ): Promise<void> {
+      return this.actors.deliver(from, first, batch);
     }
 
     understudyAsk(
+      from: unknown,
       packet: unknown,
-      target: unknown,
       timeoutMs: unknown,
     ): Promise<unknown> {
-      return this.actors.ask(packet, target, timeoutMs);
+      return this.actors.ask(from, packet, timeoutMs);
+    }
+
+    understudyVouch(
+      incarnation: unknown,
+      binding: unknown,
+      name: unknown,
+    ): boolean {
+      return this.actors.vouch(incarnation, binding, name);
     }
   }
   return WithActors;

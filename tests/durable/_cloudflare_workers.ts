@@ -7,6 +7,10 @@
 /** The part of `DurableObjectState` the test worker uses. */
 export interface DurableObjectState {
   readonly id: { readonly name?: string };
+  readonly storage: {
+    get(key: string): Promise<unknown>;
+    put(key: string, value: unknown): Promise<void>;
+  };
   abort(reason?: string): void;
 }
 

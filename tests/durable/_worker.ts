@@ -13,7 +13,10 @@
 // The Worker's fetch handler calls any RPC method of any object:
 // POST / {"ns": "PEER", "name": "p1", "method": "counts", "args": []}.
 
-import { DurableObject } from "./_cloudflare_workers.ts";
+import {
+  DurableObject,
+  type DurableObjectState,
+} from "./_cloudflare_workers.ts";
 import {
   Actor,
   type ActorRef,
@@ -122,6 +125,9 @@ function recordLosses(system: ActorSystem, losses: Losses): void {
   });
 }
 
+/** Peer objects whose actor system was created, by name (module state of the isolate). */
+const peerSystems = new Set<string>();
+
 export class Peer extends withActors(DurableObject, {
   binding: "PEER",
   system: { logLevel: "warn" },
@@ -130,7 +136,11 @@ export class Peer extends withActors(DurableObject, {
   #peer!: ActorRef<PeerMessage>;
   readonly losses: Losses = { deadLetters: [], failures: [] };
 
+  #hidden: ActorRef<unknown> | undefined;
+
   override createActors(system: ActorSystem): void {
+    peerSystems.add(this.ctx.id.name!);
+    this.#hidden = undefined;
     recordLosses(system, this.losses);
     const refTo = (peer: string) =>
       this.actors.ref<PeerMessage>("PEER", peer, "/user/peer");
@@ -200,15 +210,70 @@ export class Peer extends withActors(DurableObject, {
   lossesSoFar(): Losses {
     return this.losses;
   }
+
+  /** A never-exposed actor of this object tells `message` to a remote actor (so it has sent a remote message). */
+  sendFromHidden(
+    ns: string,
+    target: string,
+    path: string,
+    message: unknown,
+  ): void {
+    this.actors.system;
+    this.#hidden ??= this.actors.system.actorOf(
+      Props.create(() => new Inbox(`${this.ctx.id.name!}/hidden`)),
+      "hidden",
+    );
+    this.actors.ref<unknown>(ns, target, path).tell(
+      message,
+      this.#hidden as ActorRef<never>,
+    );
+  }
+
+  /** What the hidden actor took. */
+  hiddenReceived(): unknown[] {
+    return ledger.get(`${this.ctx.id.name!}/hidden`) ?? [];
+  }
+
+  /** The names of the Peer objects whose actor system was created. */
+  systems(): string[] {
+    return [...peerSystems];
+  }
+
+  /** Evicts this object. */
+  evict(): void {
+    this.ctx.abort("evicted by the test");
+  }
 }
 
 // ---------------------------------------------------------------- flaky
 
+/** Flaky objects constructed, by name, in this isolate: outlives the objects. */
+const constructions = new Map<string, number>();
+
+/** Every message each Flaky object's inbox took, by object name: outlives evictions (module state of the isolate). */
+const ledger = new Map<string, unknown[]>();
+
 class Inbox extends Actor<unknown> {
   readonly received: unknown[] = [];
+  constructor(readonly name: string) {
+    super();
+  }
   onReceive(message: unknown): void {
     if (message === "?") this.sender?.tell(this.received);
-    else this.received.push(message);
+    else {
+      this.received.push(message);
+      let taken = ledger.get(this.name);
+      if (taken === undefined) ledger.set(this.name, taken = []);
+      taken.push(message);
+    }
+  }
+}
+
+/** An actor that takes one message and then waits until released: what follows stays in its mailbox. */
+class Stuck extends Actor<unknown> {
+  static release: (() => void) | undefined;
+  onReceive(): Promise<void> {
+    return new Promise((resolve) => Stuck.release = resolve);
   }
 }
 
@@ -218,14 +283,46 @@ export class Flaky extends withActors(DurableObject, {
 }) {
   /** Calls still to fail, and how. */
   #failing = 0;
+  /** Delivery calls still to take and then fail. */
+  #losing = 0;
+
+  constructor(ctx: DurableObjectState, env: unknown) {
+    super(ctx, env);
+    constructions.set(ctx.id.name!, (constructions.get(ctx.id.name!) ?? 0) + 1);
+  }
   #overloaded = false;
   calls = 0;
   #inbox!: ActorRef<unknown>;
 
   override createActors(system: ActorSystem): void {
+    const name = this.ctx.id.name!;
     this.#inbox = this.actors.expose(
-      system.actorOf(Props.create(() => new Inbox()), "inbox"),
+      system.actorOf(Props.create(() => new Inbox(name)), "inbox"),
     );
+    this.actors.expose(
+      system.actorOf(Props.create(() => new Stuck()), "stuck"),
+    );
+    this.actors.expose(
+      system.actorOf(
+        Props.create(() => new Inbox(`${name}/guarded`)),
+        "guarded",
+      ),
+      {
+        authorize: ({ caller, kind }) =>
+          caller?.binding === "PEER" && caller.name.startsWith("friend") &&
+          kind === "tell",
+      },
+    );
+  }
+
+  /** Every message this object's inbox took, evictions included. */
+  ledger(suffix = ""): unknown[] {
+    return ledger.get(`${this.ctx.id.name!}${suffix}`) ?? [];
+  }
+
+  /** Releases the stuck actor. */
+  release(): void {
+    Stuck.release?.();
   }
 
   /** The next `times` calls fail, marked retryable (or overloaded). */
@@ -249,18 +346,49 @@ export class Flaky extends withActors(DurableObject, {
     }
   }
 
-  override understudyDeliver(batch: unknown, target: unknown): void {
+  override async understudyDeliver(
+    from: unknown,
+    first: unknown,
+    batch: unknown,
+  ): Promise<void> {
     this.#maybeFail();
-    super.understudyDeliver(batch, target);
+    await super.understudyDeliver(from, first, batch);
+    if (this.#losing > 0) {
+      // Taken, but the caller is told the call failed: as when the
+      // connection drops after the object received the call.
+      this.#losing--;
+      throw Object.assign(
+        new Error("Network connection lost (injected, after delivery)"),
+        {
+          retryable: true,
+        },
+      );
+    }
   }
 
   override understudyAsk(
+    from: unknown,
     packet: unknown,
-    target: unknown,
     timeoutMs: unknown,
   ): Promise<unknown> {
     this.#maybeFail();
-    return super.understudyAsk(packet, target, timeoutMs);
+    return super.understudyAsk(from, packet, timeoutMs);
+  }
+
+  /** The next `times` delivery calls are taken, then fail as if the reply was lost. */
+  loseRepliesOfNext(times: number): void {
+    this.#losing = times;
+    this.calls = 0;
+  }
+
+  /** Evicts this object (its memory goes; its storage stays). */
+  evict(): void {
+    this.ctx.abort("evicted by the test");
+  }
+
+  /** How many times this object (by name) was constructed in this isolate. */
+  constructions(): number {
+    return constructions.get(this.ctx.id.name!) ?? 0;
   }
 
   async state(): Promise<{ calls: number; received: unknown[] }> {
