@@ -10,6 +10,7 @@
  * @module
  */
 
+import type { Terminated } from "../runtime/actor.ts";
 import {
   ActorRef,
   AskTimeoutError,
@@ -20,12 +21,13 @@ import {
   type ActorSystemOptions,
 } from "../runtime/actor_system.ts";
 import { describeError, describeValue, fail } from "../validation.ts";
+import { Props } from "../runtime/props.ts";
 import { Channel } from "./channel.ts";
 import type {
   DurableObjectNamespaceLike,
   DurableObjectStateLike,
 } from "./platform.ts";
-import { ChannelRef, type SenderAddresser } from "./channel_ref.ts";
+import { ChannelRef, type RefContext } from "./channel_ref.ts";
 import {
   type ActorHostLimits,
   checkLimits,
@@ -36,6 +38,13 @@ import {
   type RemoteRequest,
 } from "./door.ts";
 import { HighWater } from "./high_water.ts";
+import {
+  RemoteWatches,
+  type RemoteWatchOptions,
+  WatchRelay,
+  type WatchSettings,
+  watchSettings,
+} from "./remote_watch.ts";
 import { RemoteRef } from "./remote_ref.ts";
 import {
   type RemoteRetryOptions,
@@ -75,6 +84,8 @@ export interface ActorHostOptions {
   binding?: string;
   /** Limits on what callers send this object. */
   limits?: ActorHostLimits;
+  /** How watches of remote refs notice an object that is gone. */
+  watch?: RemoteWatchOptions;
   /** The name of the actor system. Default `"durable"`. */
   systemName?: string;
   /** Options of the actor system. */
@@ -126,12 +137,19 @@ class Generation {
   /** Callers asked about, by `binding\0name\0incarnation`: whether they vouched (or the question). */
   readonly vouched = new Map<string, boolean | Promise<boolean>>();
   vouching = 0;
+  /** Watches this object's actors keep on other objects' actors. */
+  readonly watches: RemoteWatches;
+  /** Watches other objects keep on this object's actors, by watch id: the relay watching. */
+  readonly relays = new Map<string, ActorRef<unknown>>();
 
-  constructor(system: ActorSystem) {
+  constructor(system: ActorSystem, watch: WatchSettings) {
     this.system = system;
+    this.watches = new RemoteWatches(system, watch);
   }
 
   close(): void {
+    this.watches.close();
+    this.relays.clear();
     for (const channel of this.channels.values()) channel.close();
     this.channels.clear();
     this.remoteRefs.clear();
@@ -196,6 +214,7 @@ export class ActorHost {
   readonly #options: ActorHostOptions;
   readonly #retry: RetrySettings;
   readonly #limits: Limits;
+  readonly #watch: WatchSettings;
   readonly #binding: string | undefined;
   readonly #name: string | undefined;
   readonly #highWater: HighWater;
@@ -231,6 +250,7 @@ export class ActorHost {
     }
     this.#retry = retrySettings(action, options.retry);
     this.#limits = checkLimits(action, options.limits);
+    this.#watch = watchSettings(action, options.watch);
     this.#env = env as Record<string, unknown>;
     this.#options = options;
     this.#binding = options.binding;
@@ -384,6 +404,32 @@ export class ActorHost {
     }
     const generation = this.#generation();
     const key = `${binding}\0${name}`;
+    const channel = this.#channel(generation, action, binding, name);
+    const context: RefContext = {
+      addressOf: (sender) => this.#addressOf(generation, sender, key),
+      watch: (watcher, ref) => {
+        if (!(watcher instanceof ActorRef) || watcher instanceof RemoteRef) {
+          fail("watch remote ref", "watcher", "a local ActorRef", watcher);
+        }
+        return generation.watches.watch(
+          watcher as ActorRef<unknown> as ActorRef<Terminated>,
+          ref as ActorRef<never>,
+          ref.channel,
+          ref.address.path,
+        );
+      },
+    };
+    return new ChannelRef<T>({ binding, name, path }, channel, context);
+  }
+
+  /** The way to the object `binding/name`, made on first use. */
+  #channel(
+    generation: Generation,
+    action: string,
+    binding: string,
+    name: string,
+  ): Channel {
+    const key = `${binding}\0${name}`;
     let channel = generation.channels.get(key);
     if (channel === undefined) {
       channel = new Channel(
@@ -397,10 +443,7 @@ export class ActorHost {
       );
       generation.channels.set(key, channel);
     }
-    const addresser: SenderAddresser = {
-      addressOf: (sender) => this.#addressOf(generation, sender, key),
-    };
-    return new ChannelRef<T>({ binding, name, path }, channel, addresser);
+    return channel;
   }
 
   /**
@@ -622,6 +665,126 @@ export class ActorHost {
       channel.incarnation === incarnation;
   }
 
+  /**
+   * Starts a watch another object keeps on the actor at `path` here (what
+   * the mixin's `understudyWatch` calls): resolves with `null`, or why
+   * not (nothing exposed there, `authorize` refused a `"watch"`, or the
+   * caller is not an actor host that knows itself, to be told when it
+   * stops).
+   *
+   * @example Usage
+   * ```ts
+   * import { ActorHost } from "@understudy/core/durable";
+   *
+   * const host = new ActorHost(undefined, {});
+   * console.log(await host.watched(null, "/user/room", "w1")); // "a watch needs a caller that is an actor host with a binding"
+   * await host.reset();
+   * ```
+   *
+   * @param from The calling host's `[binding, name, incarnation]`.
+   * @param path The actor to watch.
+   * @param watchId The watch's id, chosen by the watcher (random).
+   * @returns `null` once watched, or why not.
+   */
+  async watched(
+    from: unknown,
+    path: unknown,
+    watchId: unknown,
+  ): Promise<string | null> {
+    const caller = await this.#caller("start remote watch", from);
+    if (caller === undefined) {
+      return "a watch needs a caller that is an actor host with a binding";
+    }
+    if (typeof path !== "string" || typeof watchId !== "string") {
+      return "malformed remote watch";
+    }
+    const generation = this.#generation();
+    if (generation.relays.has(watchId)) return null;
+    const route = this.#route(generation, caller, path, undefined, "watch");
+    if (typeof route === "string") return route;
+    const notify = (): void => {
+      if (generation.relays.get(watchId) !== relay) return;
+      generation.relays.delete(watchId);
+      // Best effort: should this call fail, the watcher's next heartbeat
+      // finds the watch gone.
+      this.#channel(generation, "end remote watch", caller.binding, caller.name)
+        .invoke((stub) => stub.understudyWatchEnded(watchId, `${path} stopped`))
+        .catch(() => {});
+    };
+    const relay = generation.system.actorOf(
+      Props.create(() => new WatchRelay(route as ActorRef<never>, notify)),
+    );
+    generation.relays.set(watchId, relay);
+    return null;
+  }
+
+  /**
+   * Which of `watchIds` this object does not know: watches whose actor is
+   * gone (what the mixin's `understudyWatchCheck` calls).
+   *
+   * @example Usage
+   * ```ts
+   * import { ActorHost } from "@understudy/core/durable";
+   *
+   * const host = new ActorHost(undefined, {});
+   * console.log(host.watchCheck(["w1"])); // ["w1"]
+   * ```
+   *
+   * @param watchIds Ids of watches the caller keeps here.
+   * @returns Those this object does not know.
+   */
+  watchCheck(watchIds: unknown): string[] {
+    if (!Array.isArray(watchIds)) return [];
+    const relays = this.#current?.relays;
+    return watchIds.filter((id): id is string =>
+      typeof id === "string" && relays?.has(id) !== true
+    );
+  }
+
+  /**
+   * Ends a watch another object kept here (what the mixin's
+   * `understudyUnwatch` calls).
+   *
+   * @example Usage
+   * ```ts
+   * import { ActorHost } from "@understudy/core/durable";
+   *
+   * const host = new ActorHost(undefined, {});
+   * host.unwatched("w1"); // nothing to end
+   * ```
+   *
+   * @param watchId The watch's id.
+   */
+  unwatched(watchId: unknown): void {
+    const generation = this.#current;
+    if (generation === undefined || typeof watchId !== "string") return;
+    const relay = generation.relays.get(watchId);
+    if (relay === undefined) return;
+    generation.relays.delete(watchId);
+    generation.system.stop(relay as ActorRef<never>);
+  }
+
+  /**
+   * Another object says an actor watched from here stopped (what the
+   * mixin's `understudyWatchEnded` calls): its watcher is told a
+   * `RemoteTerminated`. The watch's id is random and known only to the two
+   * objects, so nobody else can end it.
+   *
+   * @example Usage
+   * ```ts
+   * import { ActorHost } from "@understudy/core/durable";
+   *
+   * const host = new ActorHost(undefined, {});
+   * host.watchEnded("w1", "/user/room stopped"); // no such watch: nothing happens
+   * ```
+   *
+   * @param watchId The watch's id.
+   * @param reason Why it ended.
+   */
+  watchEnded(watchId: unknown, reason: unknown): void {
+    this.#current?.watches.ended(watchId, reason);
+  }
+
   /** The namespace bound as `binding`, or a TypeError naming it. */
   #namespace(action: string, binding: string): DurableObjectNamespaceLike {
     const namespace = this.#env[binding] as DurableObjectNamespaceLike;
@@ -652,7 +815,7 @@ export class ActorHost {
     caller: VouchedCaller | undefined,
     path: string,
     message: unknown,
-    kind: "tell" | "ask",
+    kind: "tell" | "ask" | "watch",
   ): ActorRef<unknown> | string {
     const exposed = generation.exposed.get(path);
     if (exposed !== undefined) {
@@ -683,7 +846,7 @@ export class ActorHost {
     }
     const door = generation.senders.get(path);
     if (
-      door !== undefined && kind === "tell" && caller !== undefined &&
+      door !== undefined && kind !== "ask" && caller !== undefined &&
       door.peers.has(`${caller.binding}\0${caller.name}`)
     ) return door.ref;
     return `no actor exposed at ${path} in this object`;
@@ -796,7 +959,7 @@ export class ActorHost {
         options.systemName ?? "durable",
         options.system,
       );
-      generation = new Generation(system);
+      generation = new Generation(system, this.#watch);
       this.#current = generation;
       this.#generations++;
       if (options.setup !== undefined) {

@@ -70,8 +70,8 @@ interface Call {
   attempts: number;
 }
 
-/** A random id of 128 bits, as 32 hex digits. */
-function randomId(): string {
+/** A random id of 128 bits, as 32 hex digits. Internal to the module. */
+export function randomId(): string {
   const bytes = crypto.getRandomValues(new Uint8Array(16));
   let id = "";
   for (const byte of bytes) id += byte.toString(16).padStart(2, "0");
@@ -136,6 +136,28 @@ export class Channel {
       this.#pumpQueued = true;
       queueMicrotask(this.#pump);
     }
+  }
+
+  /** Who this way is from (`null` if the host does not know itself). */
+  get from(): WireFrom | null {
+    return this.#from;
+  }
+
+  /**
+   * A call of its own (not queued, not retried) on this way's stub; after
+   * an error, the next call takes a fresh stub.
+   */
+  invoke<R>(call: (stub: HostStub) => Promise<R>): Promise<R> {
+    let result: Promise<R>;
+    try {
+      result = Promise.resolve(call(this.#stubNow()));
+    } catch (error) {
+      result = Promise.reject(error);
+    }
+    return result.catch((error) => {
+      this.#stub = undefined;
+      throw error;
+    });
   }
 
   /** The system's clock, for ask deadlines. */

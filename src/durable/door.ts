@@ -50,8 +50,8 @@ export interface RemoteRequest {
   readonly path: string;
   /** The message, as it arrived. */
   readonly message: unknown;
-  /** A `tell` or an `ask`. */
-  readonly kind: "tell" | "ask";
+  /** A `tell`, an `ask`, or a `watch` (whose `message` is `undefined`). */
+  readonly kind: "tell" | "ask" | "watch";
 }
 
 /**

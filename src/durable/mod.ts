@@ -68,6 +68,7 @@ export {
   RemoteDeliveryFailed,
 } from "./remote_delivery.ts";
 export { type RemoteAddress, RemoteRef } from "./remote_ref.ts";
+export { RemoteTerminated, type RemoteWatchOptions } from "./remote_watch.ts";
 export {
   defaultRemoteRetryPolicy,
   isRetryableDurableError,

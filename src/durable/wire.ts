@@ -52,6 +52,18 @@ export interface HostStub {
     binding: string,
     name: string,
   ): Promise<unknown>;
+  /** Starts watching the actor at `path` for the caller; resolves with `null`, or why not. */
+  understudyWatch(
+    from: WireFrom | null,
+    path: string,
+    watchId: string,
+  ): Promise<unknown>;
+  /** Which of `watchIds` the object does not know (any more): their actors are gone. */
+  understudyWatchCheck(watchIds: string[]): Promise<unknown>;
+  /** Stops a watch. */
+  understudyUnwatch(watchId: string): Promise<unknown>;
+  /** The watched actor of `watchId` stopped (said by the object it was in). */
+  understudyWatchEnded(watchId: string, reason: string): Promise<unknown>;
 }
 
 /** Whether `value` looks like a {@linkcode WirePacket}. */

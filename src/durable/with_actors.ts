@@ -4,7 +4,7 @@
 /**
  * The Durable Object class helper: `withActors(DurableObject)` is a base
  * class whose objects each host one actor system (an {@linkcode ActorHost}
- * as `this.actors`) and answer the three RPC methods remote refs call.
+ * as `this.actors`) and answer the RPC methods remote refs call.
  *
  * @module
  */
@@ -74,6 +74,37 @@ export interface ActorHostObject {
     binding: unknown,
     name: unknown,
   ): boolean;
+  /**
+   * RPC: another object watches the actor at `path` here.
+   *
+   * @param from Who calls.
+   * @param path The actor.
+   * @param watchId The watch's id.
+   */
+  understudyWatch(
+    from: unknown,
+    path: unknown,
+    watchId: unknown,
+  ): Promise<string | null>;
+  /**
+   * RPC: which of these watches this object no longer knows.
+   *
+   * @param watchIds The watches' ids.
+   */
+  understudyWatchCheck(watchIds: unknown): string[];
+  /**
+   * RPC: ends a watch kept here.
+   *
+   * @param watchId The watch's id.
+   */
+  understudyUnwatch(watchId: unknown): void;
+  /**
+   * RPC: an actor watched from here stopped.
+   *
+   * @param watchId The watch's id.
+   * @param reason Why.
+   */
+  understudyWatchEnded(watchId: unknown, reason: unknown): void;
 }
 
 /**
@@ -101,8 +132,7 @@ type AnyArgs = any[];
  * each object hosts one actor system. Override `createActors(system)` to
  * create the object's actors and expose those other objects may reach;
  * reach theirs with `this.actors.ref(binding, name, path)`. The RPC
- * methods `understudyDeliver`, `understudyAsk` and `understudyVouch` are
- * what remote refs call (RPC on Durable Object stubs needs a compatibility date of
+ * methods named `understudy…` are what remote refs call (RPC on Durable Object stubs needs a compatibility date of
  * 2024-04-03 or later).
  *
  * @example A chat room object
@@ -173,6 +203,26 @@ export function withActors<B extends DurableObjectBase>(
       name: unknown,
     ): boolean {
       return this.actors.vouch(incarnation, binding, name);
+    }
+
+    understudyWatch(
+      from: unknown,
+      path: unknown,
+      watchId: unknown,
+    ): Promise<string | null> {
+      return this.actors.watched(from, path, watchId);
+    }
+
+    understudyWatchCheck(watchIds: unknown): string[] {
+      return this.actors.watchCheck(watchIds);
+    }
+
+    understudyUnwatch(watchId: unknown): void {
+      this.actors.unwatched(watchId);
+    }
+
+    understudyWatchEnded(watchId: unknown, reason: unknown): void {
+      this.actors.watchEnded(watchId, reason);
     }
   }
   return WithActors;

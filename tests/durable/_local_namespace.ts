@@ -113,6 +113,16 @@ export class LocalNamespace {
         Promise.resolve().then(() =>
           this.host(name).vouch(incarnation, binding, n)
         ),
+      understudyWatch: (from: unknown, path: unknown, watchId: unknown) =>
+        attempt(() =>
+          this.host(name).watched(structuredClone(from), path, watchId)
+        ),
+      understudyWatchCheck: (watchIds: unknown) =>
+        attempt(() => this.host(name).watchCheck(structuredClone(watchIds))),
+      understudyUnwatch: (watchId: unknown) =>
+        attempt(() => this.host(name).unwatched(watchId)),
+      understudyWatchEnded: (watchId: unknown, reason: unknown) =>
+        attempt(() => this.host(name).watchEnded(watchId, reason)),
     };
   }
 }

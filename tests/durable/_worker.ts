@@ -23,11 +23,13 @@ import {
   type ActorSystem,
   DeadLetter,
   Props,
+  Terminated,
 } from "../../mod.ts";
 import { BackoffSupervisor } from "../../src/patterns/backoff_supervisor.ts";
 import {
   RemoteDeliveryError,
   RemoteDeliveryFailed,
+  RemoteTerminated,
   withActors,
 } from "../../src/durable/mod.ts";
 
@@ -128,10 +130,34 @@ function recordLosses(system: ActorSystem, losses: Losses): void {
 /** Peer objects whose actor system was created, by name (module state of the isolate). */
 const peerSystems = new Set<string>();
 
+/** What each watcher was told, by the Peer object's name (module state of the isolate). */
+const watchLog = new Map<
+  string,
+  { path: string; remote: boolean; reason: string }[]
+>();
+
+class Watcher extends Actor<unknown> {
+  constructor(
+    readonly entries: { path: string; remote: boolean; reason: string }[],
+  ) {
+    super();
+  }
+  onReceive(message: unknown): void {
+    if (message instanceof Terminated) {
+      this.entries.push({
+        path: message.ref.path,
+        remote: message instanceof RemoteTerminated,
+        reason: (message as RemoteTerminated).reason,
+      });
+    }
+  }
+}
+
 export class Peer extends withActors(DurableObject, {
   binding: "PEER",
   system: { logLevel: "warn" },
   retry: RETRY,
+  watch: { heartbeatMs: 100, unreachableAfterMs: 500 },
 }) {
   #peer!: ActorRef<PeerMessage>;
   readonly losses: Losses = { deadLetters: [], failures: [] };
@@ -242,6 +268,24 @@ export class Peer extends withActors(DurableObject, {
   /** Evicts this object. */
   evict(): void {
     this.ctx.abort("evicted by the test");
+  }
+
+  /** A local actor watches the remote actor `ns/target/path`. */
+  watch(ns: string, target: string, path: string): void {
+    const name = this.ctx.id.name!;
+    let log = watchLog.get(name);
+    if (log === undefined) watchLog.set(name, log = []);
+    const watcher = this.actors.system.actorOf(
+      Props.create(() => new Watcher(log)),
+    );
+    this.actors.ref<unknown>(ns, target, path).watchRemote(
+      watcher as ActorRef<never>,
+    );
+  }
+
+  /** What this object's watchers were told. */
+  watchLog(): { path: string; remote: boolean; reason: string }[] {
+    return watchLog.get(this.ctx.id.name!) ?? [];
   }
 }
 
@@ -364,6 +408,16 @@ export class Flaky extends withActors(DurableObject, {
         },
       );
     }
+  }
+
+  override understudyWatchCheck(watchIds: unknown): string[] {
+    this.#maybeFail();
+    return super.understudyWatchCheck(watchIds);
+  }
+
+  /** Stops the inbox actor. */
+  stopInbox(): void {
+    this.actors.system.stop(this.#inbox as ActorRef<never>);
   }
 
   override understudyAsk(

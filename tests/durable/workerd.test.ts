@@ -583,4 +583,51 @@ describe("durable: actors in Durable Objects, in workerd", () => {
     );
     await call("FLAKY", "limits", "release");
   });
+
+  // -------------------------------------------------------------- watch
+
+  type WatchEntry = { path: string; remote: boolean; reason: string };
+
+  it("watch on a remote ref: Terminated when the actor stops, when its object is evicted, and when it cannot be reached past the deadline", async () => {
+    await call("FLAKY", "w-stop", "failNext", 0, false);
+    await call("FLAKY", "w-evict", "failNext", 0, false);
+    await call("FLAKY", "w-cut", "failNext", 0, false);
+    await call("PEER", "watcher", "watch", "FLAKY", "w-stop", "/user/inbox");
+    await call("PEER", "watcher", "watch", "FLAKY", "w-evict", "/user/inbox");
+    await call("PEER", "watcher", "watch", "FLAKY", "w-cut", "/user/inbox");
+    await call("PEER", "watcher", "watch", "FLAKY", "w-stop", "/user/nobody");
+    await sleep(300); // a few heartbeats: all but the last are alive
+    let log = await call<WatchEntry[]>("PEER", "watcher", "watchLog");
+    assert.deepEqual(log, [{
+      path: "durable://FLAKY/w-stop/user/nobody",
+      remote: true,
+      reason: "no actor exposed at /user/nobody in this object",
+    }]);
+
+    await call("FLAKY", "w-stop", "stopInbox");
+    await assert.rejects(call("FLAKY", "w-evict", "evict"), /evicted/);
+    await call("FLAKY", "w-cut", "failNext", 1_000, false);
+    log = await eventually(
+      () => call<WatchEntry[]>("PEER", "watcher", "watchLog"),
+      (l) => l.length >= 4,
+    );
+    await sleep(300); // once each: nothing more comes
+    log = await call<WatchEntry[]>("PEER", "watcher", "watchLog");
+    const byPath = Object.fromEntries(log.map((e) => [e.path, e]));
+    assert.equal(log.length, 4, JSON.stringify(log));
+    assert.deepEqual(byPath["durable://FLAKY/w-stop/user/inbox"], {
+      path: "durable://FLAKY/w-stop/user/inbox",
+      remote: true,
+      reason: "/user/inbox stopped",
+    });
+    assert.match(
+      byPath["durable://FLAKY/w-evict/user/inbox"].reason,
+      /no longer has it \(the object was reset or evicted\)/,
+    );
+    assert.match(
+      byPath["durable://FLAKY/w-cut/user/inbox"].reason,
+      /could not be reached for \d+ ms: Error: Network connection lost \(injected\) \(retryable\)/,
+    );
+    await call("FLAKY", "w-cut", "failNext", 0, false);
+  });
 });
