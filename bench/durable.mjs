@@ -176,10 +176,11 @@ export async function runDurableBench(
         storageWritesPerMessage: Math.round(
           (median(writes[kind]) / delivered) * 10_000,
         ) / 10_000,
-        ratioToAwaitedRpc: latency
+        // Absent when the run left out the variant it is relative to.
+        ratioToAwaitedRpc: latency || !Number.isFinite(base)
           ? undefined
           : Math.round((perSecond / base) * 100) / 100,
-        ratioToBatchedRpc: latency
+        ratioToBatchedRpc: latency || !Number.isFinite(batched)
           ? undefined
           : Math.round((perSecond / batched) * 100) / 100,
       };

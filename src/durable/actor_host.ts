@@ -526,11 +526,23 @@ export class ActorHost {
     const system = generation.system;
     const routes: (ActorRef<unknown> | string)[] = [];
     const queued = new Map<ActorRef<unknown>, number>();
+    // Tells of one batch mostly go to one path: its route is looked up once
+    // (unless an authorize hook must see each message).
+    let lastPath: string | undefined;
+    let lastRoute: ActorRef<unknown> | string = "";
     for (let i = skip; i < batch.length; i++) {
       const packet = batch[i];
-      const route = isWirePacket(packet)
-        ? this.#route(generation, caller, packet[0], packet[1], "tell")
-        : "malformed remote message";
+      let route: ActorRef<unknown> | string;
+      if (!isWirePacket(packet)) route = "malformed remote message";
+      else if (packet[0] === lastPath) route = lastRoute;
+      else {
+        route = this.#route(generation, caller, packet[0], packet[1], "tell");
+        const exposed = generation.exposed.get(packet[0]);
+        if (exposed === undefined || exposed.authorize === undefined) {
+          lastPath = packet[0];
+          lastRoute = route;
+        } else lastPath = undefined;
+      }
       routes.push(route);
       if (typeof route !== "string") {
         queued.set(route, (queued.get(route) ?? 0) + 1);
@@ -553,12 +565,19 @@ export class ActorHost {
         (first as number) + batch.length - 1,
       );
     }
+    let lastSenderPath: string | undefined;
+    let lastSender: ActorRef<never> | undefined;
     for (let i = skip; i < batch.length; i++) {
       const packet = batch[i] as unknown[];
       const route = routes[i - skip];
-      const sender = caller !== undefined && packet.length === 3
-        ? this.#senderRef(generation, caller, packet[2] as string)
-        : undefined;
+      let sender: ActorRef<never> | undefined;
+      if (caller !== undefined && packet.length === 3) {
+        if (packet[2] !== lastSenderPath) {
+          lastSenderPath = packet[2] as string;
+          lastSender = this.#senderRef(generation, caller, lastSenderPath);
+        }
+        sender = lastSender;
+      }
       if (typeof route === "string") {
         system.publishDeadLetter(
           Array.isArray(packet) ? packet[1] : packet,
