@@ -926,8 +926,6 @@ export class ActorHost {
           me.name,
         )) ===
           true;
-      } catch {
-        return false;
       } finally {
         generation.vouching--;
       }
@@ -937,6 +935,17 @@ export class ActorHost {
         generation.vouched.delete(generation.vouched.keys().next().value!);
       }
       return answer;
+    }, (error) => {
+      // No answer is not a no: the caller may try again, and is asked again.
+      generation.vouched.delete(key);
+      throw Object.assign(
+        new Error(
+          `Cannot deliver remote messages: the caller's identity (${binding}/${name}) could not be confirmed: ${
+            describeError(error)
+          }`,
+        ),
+        { retryable: true },
+      );
     });
     generation.vouched.set(key, question);
     return question;
