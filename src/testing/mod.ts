@@ -8,6 +8,15 @@
  * from and assert on. Works under `deno test`, `bun test` and
  * `node --test`; an application that does not import it pays nothing.
  *
+ * For testing under faults (docs/testing-under-faults.md): a
+ * {@linkcode SeededRandom} every fault draws from, so a failing run is
+ * replayed by its seed; a {@linkcode MessageLedger} that accounts for
+ * every message a test sends; the {@linkcode FlakyChannel} that flaky
+ * links are made of, with its adapters for sockets
+ * ({@linkcode flakyWebSockets}) and workers ({@linkcode FlakyEndpoint},
+ * {@linkcode flakyWorkers}); and {@linkcode faultyProps}, whose actors
+ * crash, hang, stop or fail in their hooks.
+ *
  * @example A BackoffSupervisor's child, respawned after exactly its backoff
  * ```ts
  * import { Actor, ActorSystem, BackoffSupervisor, Props } from "@understudy/core";
@@ -48,3 +57,38 @@
 
 export { ManualScheduler } from "./manual_scheduler.ts";
 export { TestProbe } from "./test_probe.ts";
+export { parseSeed, SeededRandom, seededRandom } from "./seeded_random.ts";
+export {
+  type LedgerCounts,
+  LedgerError,
+  MessageLedger,
+  type MessageLedgerOptions,
+} from "./ledger.ts";
+export {
+  type ChannelStats,
+  FlakyChannel,
+  type FlakyChannelOptions,
+  type LinkFaults,
+} from "./flaky_link.ts";
+export {
+  type FlakySocketLink,
+  type FlakyWebSocketOptions,
+  type FlakyWebSockets,
+  flakyWebSockets,
+  type SocketFaults,
+} from "./flaky_websocket.ts";
+export {
+  FlakyEndpoint,
+  type FlakyEndpointOptions,
+  type FlakyWorkerOptions,
+  type FlakyWorkers,
+  flakyWorkers,
+} from "./flaky_endpoint.ts";
+export {
+  type ActorFaults,
+  type FaultKind,
+  type FaultyHook,
+  faultyProps,
+  InjectedFault,
+  type StruckFault,
+} from "./faults.ts";
