@@ -22,7 +22,13 @@ import {
 } from "../runtime/actor_system.ts";
 import { describeError, describeValue, fail } from "../validation.ts";
 import { Props } from "../runtime/props.ts";
-import { Channel } from "./channel.ts";
+import {
+  Channel,
+  OUTBOX_PREFIX,
+  type OutboxChunk,
+  type OutboxStore,
+  type Outgoing,
+} from "./channel.ts";
 import type {
   DurableObjectNamespaceLike,
   DurableObjectStateLike,
@@ -86,6 +92,15 @@ export interface ActorHostOptions {
   limits?: ActorHostLimits;
   /** How watches of remote refs notice an object that is gone. */
   watch?: RemoteWatchOptions;
+  /**
+   * Keep tells not yet delivered in the object's storage (written in the
+   * turn they are told, deleted once delivered or given up), so that they
+   * survive this object's eviction: the object's next life sends them
+   * again, first, in their own numbers (the receiver drops those it
+   * already took). Needs `binding` and a storage with `list` and
+   * `delete`. Costs two storage writes per call. Default `false`.
+   */
+  outbox?: boolean;
   /** The name of the actor system. Default `"durable"`. */
   systemName?: string;
   /** Options of the actor system. */
@@ -218,6 +233,9 @@ export class ActorHost {
   readonly #binding: string | undefined;
   readonly #name: string | undefined;
   readonly #highWater: HighWater;
+  readonly #outbox: (OutboxStore & DurableObjectStorageLikeList) | undefined;
+  /** Stored tells of an earlier life, read back and not yet taken up by a system. */
+  #recovered: Map<string, unknown> | undefined;
   #current: Generation | undefined = undefined;
   #generations = 0;
 
@@ -257,6 +275,130 @@ export class ActorHost {
     const name = ctx?.id?.name;
     this.#name = typeof name === "string" ? name : undefined;
     this.#highWater = new HighWater(ctx?.storage);
+    if (options.outbox !== undefined && typeof options.outbox !== "boolean") {
+      fail(action, "outbox", "a boolean", options.outbox);
+    }
+    const storage = ctx?.storage;
+    if (options.outbox === true) {
+      if (
+        typeof storage?.list !== "function" ||
+        typeof storage?.delete !== "function"
+      ) {
+        fail(
+          action,
+          "outbox",
+          "false when the object's storage has no list and delete",
+          options.outbox,
+        );
+      }
+      this.#outbox = storage as OutboxStore & DurableObjectStorageLikeList;
+    }
+  }
+
+  /**
+   * Reads back the tells an earlier life of this object stored and did
+   * not deliver (with `outbox: true`); they leave first, as soon as the
+   * system exists. `withActors` calls it inside `blockConcurrencyWhile`
+   * in the constructor, so no call comes in before.
+   *
+   * @example Usage
+   * ```ts
+   * import { ActorHost } from "@understudy/core/durable";
+   *
+   * const host = new ActorHost(undefined, {});
+   * await host.recover(); // no outbox: nothing to do
+   * ```
+   *
+   * @returns Resolves once read.
+   */
+  async recover(): Promise<void> {
+    const outbox = this.#outbox;
+    if (outbox === undefined) return;
+    const stored = await outbox.list({ prefix: OUTBOX_PREFIX });
+    if (stored.size === 0) return;
+    this.#recovered = stored;
+    if (this.#current !== undefined) this.#takeUp(this.#current);
+  }
+
+  /** Hands the tells read back to their ways. */
+  #takeUp(generation: Generation): void {
+    const stored = this.#recovered;
+    this.#recovered = undefined;
+    if (stored === undefined) return;
+    const byWay = new Map<
+      string,
+      {
+        binding: string;
+        name: string;
+        items: Outgoing[];
+        chunks: OutboxChunk[];
+      }
+    >();
+    for (const [key, value] of stored) {
+      const chunk = value as {
+        binding?: unknown;
+        name?: unknown;
+        incarnation?: unknown;
+        entries?: unknown;
+      };
+      if (
+        typeof chunk?.binding !== "string" || typeof chunk.name !== "string" ||
+        typeof chunk.incarnation !== "string" || !Array.isArray(chunk.entries)
+      ) continue;
+      const wayKey = `${chunk.binding}\0${chunk.name}`;
+      let way = byWay.get(wayKey);
+      if (way === undefined) {
+        way = {
+          binding: chunk.binding,
+          name: chunk.name,
+          items: [],
+          chunks: [],
+        };
+        byWay.set(wayKey, way);
+      }
+      let last = 0;
+      for (const entry of chunk.entries as [number, unknown][]) {
+        const [seq, packet] = entry;
+        if (!isWirePacket(packet) || typeof seq !== "number") continue;
+        last = Math.max(last, seq);
+        let recipient: ActorRef<never>;
+        try {
+          recipient = this.ref(way.binding, way.name, packet[0]) as ActorRef<
+            never
+          >;
+        } catch {
+          continue;
+        }
+        way.items.push({
+          packet,
+          message: packet[1],
+          sender: undefined,
+          recipient,
+          seq,
+          incarnation: chunk.incarnation,
+        });
+      }
+      way.chunks.push({ key, incarnation: chunk.incarnation, last });
+    }
+    for (const way of byWay.values()) {
+      let channel: Channel;
+      try {
+        channel = this.#channel(
+          generation,
+          "recover outbox",
+          way.binding,
+          way.name,
+        );
+      } catch (error) {
+        generation.system.log.warn(
+          `stored tells to ${way.binding}/${way.name} cannot be sent: ${
+            describeError(error)
+          }`,
+        );
+        continue;
+      }
+      channel.recover(way.items, way.chunks);
+    }
   }
 
   /**
@@ -435,11 +577,13 @@ export class ActorHost {
       channel = new Channel(
         generation.system,
         this.#namespace(action, binding),
+        binding,
         name,
         this.#retry,
         this.#binding !== undefined && this.#name !== undefined
           ? [this.#binding, this.#name]
           : undefined,
+        this.#outbox,
       );
       generation.channels.set(key, channel);
     }
@@ -681,7 +825,7 @@ export class ActorHost {
   vouch(incarnation: unknown, binding: unknown, name: unknown): boolean {
     const channel = this.#current?.channels.get(`${binding}\0${name}`);
     return typeof incarnation === "string" && channel !== undefined &&
-      channel.incarnation === incarnation;
+      channel.speaksFor(incarnation);
   }
 
   /**
@@ -1000,6 +1144,7 @@ export class ActorHost {
           throw error;
         }
       }
+      this.#takeUp(generation);
     }
     return generation;
   }
@@ -1032,6 +1177,11 @@ export class ActorHost {
     }
     return ref as ActorRef<never>;
   }
+}
+
+/** A storage that can list (for the outbox). */
+interface DurableObjectStorageLikeList {
+  list(options: { prefix: string }): Promise<Map<string, unknown>>;
 }
 
 /** A caller that vouched for its identity. */

@@ -60,7 +60,26 @@ export interface Outgoing {
   readonly ask?: AskWaiter;
   /** Sent in a call of its own (its batch could not be serialized). */
   alone?: boolean;
+  /** A tell's number, and the incarnation it is numbered in (numbered tells only). */
+  seq?: number;
+  incarnation?: string;
 }
+
+/** Where a channel keeps the tells it has not delivered yet (the sending object's storage). */
+export interface OutboxStore {
+  put(key: string, value: unknown): Promise<void>;
+  delete(key: string): Promise<unknown>;
+}
+
+/** What a channel stored for tells of one turn: under `key`, up to number `last`. */
+export interface OutboxChunk {
+  readonly key: string;
+  readonly incarnation: string;
+  readonly last: number;
+}
+
+/** The storage keys of outboxes start with this. */
+export const OUTBOX_PREFIX = "understudy/outbox/";
 
 /** One RPC call and its attempts. */
 interface Call {
@@ -82,7 +101,15 @@ export function randomId(): string {
 export class Channel {
   readonly #system: ActorSystem;
   readonly #namespace: DurableObjectNamespaceLike;
+  readonly #binding: string;
   readonly #name: string;
+  readonly #outbox: OutboxStore | undefined;
+  /** Numbered tells not stored yet: stored before the next call leaves. */
+  #unsaved: Outgoing[] = [];
+  /** What is stored and not yet delivered or given up, in order. */
+  #chunks: OutboxChunk[] = [];
+  /** Incarnations of this object's earlier lives whose tells this way still carries. */
+  readonly #older = new Set<string>();
   readonly #settings: RetrySettings;
   /** Who this way is from, as the calling host knows itself; `null` if it does not. */
   readonly #from: WireFrom | null;
@@ -97,17 +124,22 @@ export class Channel {
   /** Retry timers, with the call each will make again. */
   readonly #waits = new Map<unknown, Call>();
   readonly #pump = (): void => this.#drain();
+  readonly #saver = (): void => this.#save();
 
   constructor(
     system: ActorSystem,
     namespace: DurableObjectNamespaceLike,
+    binding: string,
     name: string,
     settings: RetrySettings,
     self: readonly [binding: string, name: string] | undefined,
+    outbox?: OutboxStore,
   ) {
     this.#system = system;
     this.#namespace = namespace;
+    this.#binding = binding;
     this.#name = name;
+    this.#outbox = self === undefined ? undefined : outbox;
     this.#settings = settings;
     this.#from = self === undefined ? null : [self[0], self[1], randomId()];
   }
@@ -115,6 +147,26 @@ export class Channel {
   /** This way's incarnation, if it has an identity to number tells by. */
   get incarnation(): string | undefined {
     return this.#from?.[2];
+  }
+
+  /** Whether tells numbered in `incarnation` go this way (this life's, or an earlier one's recovered). */
+  speaksFor(incarnation: string): boolean {
+    return incarnation === this.#from?.[2] || this.#older.has(incarnation);
+  }
+
+  /**
+   * Takes back tells an earlier life of this object stored and did not
+   * deliver: they go first, in their own incarnation and numbers, so that
+   * the receiver drops those it already took.
+   */
+  recover(items: Outgoing[], chunks: OutboxChunk[]): void {
+    for (const chunk of chunks) this.#older.add(chunk.incarnation);
+    this.#chunks.unshift(...chunks);
+    this.#queue.unshift(...items);
+    if (!this.#busy && !this.#pumpQueued) {
+      this.#pumpQueued = true;
+      queueMicrotask(this.#pump);
+    }
   }
 
   /** Stubs made so far (1 after the first call, one more after each failed call). */
@@ -131,11 +183,70 @@ export class Channel {
       this.#giveUp(item, new Error("the sending actor host was reset"), 0);
       return;
     }
+    const from = this.#from;
+    if (from !== null && item.ask === undefined) {
+      item.seq = this.#nextSeq++;
+      item.incarnation = from[2];
+      if (this.#outbox !== undefined) {
+        // Stored at the end of this turn, whether or not a call leaves now.
+        if (this.#unsaved.length === 0) queueMicrotask(this.#saver);
+        this.#unsaved.push(item);
+      }
+    }
     this.#queue.push(item);
     if (!this.#busy && !this.#pumpQueued) {
       this.#pumpQueued = true;
       queueMicrotask(this.#pump);
     }
+  }
+
+  /**
+   * Stores the tells not stored yet, in the turn they were told: the
+   * output gate holds the call that carries them until the write is
+   * durable, so a tell that left was stored. One that cannot be stored
+   * (structured clone refuses it) is not; RPC refuses it too.
+   */
+  #save(): void {
+    const items = this.#unsaved;
+    const outbox = this.#outbox;
+    if (items.length === 0 || outbox === undefined) return;
+    this.#unsaved = [];
+    const chunk = (part: Outgoing[]) => {
+      const incarnation = part[0].incarnation!;
+      const key =
+        `${OUTBOX_PREFIX}${this.#binding}/${this.#name}/${incarnation}/${
+          String(part[0].seq).padStart(15, "0")
+        }`;
+      outbox.put(key, {
+        binding: this.#binding,
+        name: this.#name,
+        incarnation,
+        entries: part.map((item) => [item.seq, item.packet]),
+      }).catch(() => {});
+      this.#chunks.push({ key, incarnation, last: part[part.length - 1].seq! });
+    };
+    try {
+      chunk(items);
+    } catch {
+      for (const item of items) {
+        try {
+          chunk([item]);
+        } catch {
+          // Not storable: RPC will refuse it as well (a dead letter).
+        }
+      }
+    }
+  }
+
+  /** Tells up to `last` of `incarnation` were delivered or given up: their stored copies go. */
+  #settle(incarnation: string | undefined, last: number): void {
+    const outbox = this.#outbox;
+    if (outbox === undefined || incarnation === undefined) return;
+    this.#chunks = this.#chunks.filter((chunk) => {
+      if (chunk.incarnation !== incarnation || chunk.last > last) return true;
+      outbox.delete(chunk.key).catch(() => {});
+      return false;
+    });
   }
 
   /** Who this way is from (`null` if the host does not know itself). */
@@ -182,10 +293,17 @@ export class Channel {
     const queued = this.#queue;
     this.#queue = [];
     for (const item of queued) this.#giveUp(item, reason, 0);
+    // Given up: nothing stored is to be sent again.
+    this.#unsaved = [];
+    for (const chunk of this.#chunks) {
+      this.#outbox?.delete(chunk.key).catch(() => {});
+    }
+    this.#chunks = [];
   }
 
   #drain(): void {
     this.#pumpQueued = false;
+    this.#save();
     while (!this.#busy && !this.#closed && this.#queue.length > 0) {
       const head = this.#queue[0];
       if (head.ask !== undefined) {
@@ -195,16 +313,20 @@ export class Channel {
       }
       let n = 1;
       if (!head.alone) {
+        // One call carries consecutive numbers of one incarnation.
         const queue = this.#queue;
         while (
           n < MAX_BATCH && n < queue.length && queue[n].ask === undefined &&
-          !queue[n].alone
+          !queue[n].alone && queue[n].incarnation === head.incarnation &&
+          (head.seq === undefined || queue[n].seq === head.seq + n)
         ) n++;
       }
       this.#busy = true;
-      const first = this.#nextSeq;
-      this.#nextSeq += n;
-      this.#call({ items: this.#queue.splice(0, n), first, attempts: 0 });
+      this.#call({
+        items: this.#queue.splice(0, n),
+        first: head.seq ?? 0,
+        attempts: 0,
+      });
     }
   }
 
@@ -224,8 +346,13 @@ export class Channel {
       const stub = this.#stubNow();
       const ask = call.items[0].ask;
       if (ask === undefined) {
+        const from = this.#from;
+        const incarnation = call.items[0].incarnation;
         result = stub.understudyDeliver(
-          this.#from,
+          from === null || incarnation === undefined ||
+            incarnation === from[2]
+            ? from
+            : [from[0], from[1], incarnation],
           call.first,
           call.items.map((item) => item.packet),
         );
@@ -251,6 +378,7 @@ export class Channel {
     if (first.ask !== undefined) {
       settleAsk(first, value);
     } else {
+      this.#settle(first.incarnation, call.items[call.items.length - 1].seq!);
       this.#busy = false;
       this.#drain();
     }
@@ -289,6 +417,7 @@ export class Channel {
     }
     for (const item of items) this.#giveUp(item, error, call.attempts);
     if (ask === undefined) {
+      this.#settle(items[0].incarnation, items[items.length - 1].seq ?? 0);
       this.#busy = false;
       this.#drain();
     }

@@ -71,6 +71,19 @@ export interface DurableObjectStorageLike {
    * @param value A structured-cloneable value.
    */
   put(key: string, value: unknown): Promise<void>;
+  /**
+   * Removes `key` (for the outbox).
+   *
+   * @param key The key.
+   */
+  delete?(key: string): Promise<unknown>;
+  /**
+   * The entries whose keys start with `prefix`, in key order (for the
+   * outbox).
+   *
+   * @param options The prefix.
+   */
+  list?(options: { prefix: string }): Promise<Map<string, unknown>>;
 }
 
 /**
@@ -90,8 +103,15 @@ export interface DurableObjectStorageLike {
 export interface DurableObjectStateLike {
   /** The object's id. */
   readonly id: { readonly name?: string | undefined };
-  /** The object's storage: where received tells' high-water marks are kept. */
+  /** The object's storage: where received tells' high-water marks are kept (and the outbox). */
   readonly storage?: DurableObjectStorageLike;
+  /**
+   * Runs `callback` while no event reaches the object (what `withActors`
+   * uses to read the outbox back before any call).
+   *
+   * @param callback What to run.
+   */
+  blockConcurrencyWhile?(callback: () => Promise<unknown>): Promise<unknown>;
 }
 
 /**

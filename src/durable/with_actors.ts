@@ -172,11 +172,17 @@ export function withActors<B extends DurableObjectBase>(
 
     constructor(...args: AnyArgs) {
       super(...args);
+      const ctx = args[0] as DurableObjectStateLike;
       this.actors = new ActorHost(
-        args[0] as DurableObjectStateLike,
+        ctx,
         args[1] as object,
         { ...options, setup: (system) => this.createActors(system) },
       );
+      // Stored tells of an earlier life are read back before any call.
+      if (
+        options.outbox === true &&
+        typeof ctx?.blockConcurrencyWhile === "function"
+      ) ctx.blockConcurrencyWhile(() => this.actors.recover());
     }
 
     createActors(_system: ActorSystem): void {}

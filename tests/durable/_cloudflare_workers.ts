@@ -10,7 +10,10 @@ export interface DurableObjectState {
   readonly storage: {
     get(key: string): Promise<unknown>;
     put(key: string, value: unknown): Promise<void>;
+    delete(key: string): Promise<boolean>;
+    list(options: { prefix: string }): Promise<Map<string, unknown>>;
   };
+  blockConcurrencyWhile(callback: () => Promise<unknown>): Promise<unknown>;
   abort(reason?: string): void;
 }
 

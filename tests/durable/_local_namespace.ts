@@ -20,6 +20,17 @@ export class MemoryStorage {
     this.map.set(key, structuredClone(value));
     return Promise.resolve();
   }
+  deletes = 0;
+  delete(key: string): Promise<boolean> {
+    this.deletes++;
+    return Promise.resolve(this.map.delete(key));
+  }
+  list(options: { prefix: string }): Promise<Map<string, unknown>> {
+    const found = [...this.map].filter(([key]) =>
+      key.startsWith(options.prefix)
+    ).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return Promise.resolve(structuredClone(new Map(found)));
+  }
 }
 
 /** A namespace of hosts made on first call, as the platform makes objects. */
@@ -69,8 +80,16 @@ export class LocalNamespace {
     const host = this.hosts.get(name);
     this.hosts.delete(name);
     // What the platform does leaves no code running; terminating the old
-    // system is this process's stand-in for the memory going.
+    // system is this process's stand-in for the memory going, and its
+    // storage is put back as it was (a reset gives up the outbox, which
+    // an eviction does not).
+    const storage = this.storages.get(name);
+    const kept = storage === undefined ? undefined : new Map(storage.map);
     await host?.reset();
+    if (storage !== undefined && kept !== undefined) {
+      storage.map.clear();
+      for (const [key, value] of kept) storage.map.set(key, value);
+    }
   }
 
   get(id: unknown) {

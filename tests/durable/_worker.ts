@@ -591,6 +591,41 @@ export default {
   },
 };
 
+// ---------------------------------------------------------------- outbox
+
+/** Sends through refs whose undelivered tells are kept in its storage. */
+export class Keeper extends withActors(DurableObject, {
+  binding: "KEEPER",
+  system: { logLevel: "off" },
+  retry: { maxAttempts: 100, policy: { delayFor: () => 50 } },
+  outbox: true,
+}) {
+  send(ns: string, target: string, path: string, messages: unknown[]): void {
+    const ref = this.actors.ref<unknown>(ns, target, path);
+    for (const message of messages) ref.tell(message);
+  }
+
+  readonly dead: string[] = [];
+  override createActors(system: ActorSystem): void {
+    system.eventStream.subscribe(DeadLetter, (d) => this.dead.push(d.reason));
+  }
+
+  /** Wakes the object (its outbox is read back when it is made); says what it gave up so far. */
+  wake(): string[] {
+    this.actors.system;
+    return this.dead;
+  }
+
+  /** How many stored calls wait in its outbox. */
+  async stored(): Promise<number> {
+    return (await this.ctx.storage.list({ prefix: "understudy/outbox/" })).size;
+  }
+
+  evict(): void {
+    this.ctx.abort("evicted by the test");
+  }
+}
+
 // ---------------------------------------------------------------- chaos
 
 /**

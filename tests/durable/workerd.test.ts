@@ -75,6 +75,7 @@ describe("durable: actors in Durable Objects, in workerd", () => {
       PEER: "Peer",
       FLAKY: "Flaky",
       TICKER: "Ticker",
+      KEEPER: "Keeper",
     });
   });
 
@@ -629,5 +630,30 @@ describe("durable: actors in Durable Objects, in workerd", () => {
       /could not be reached for \d+ ms: Error: Network connection lost \(injected\) \(retryable\)/,
     );
     await call("FLAKY", "w-cut", "failNext", 0, false);
+  });
+
+  it("outbox: tells a sender had not delivered when it was evicted are sent by its next life, once", async () => {
+    await call("FLAKY", "kept", "failNext", 1_000, false);
+    await call("KEEPER", "k1", "send", "FLAKY", "kept", "/user/inbox", [
+      "k-one",
+      "k-two",
+    ]);
+    await sleep(100); // retried, refused: waiting in the outbox
+    assert.equal(await call("KEEPER", "k1", "stored"), 1);
+    await assert.rejects(call("KEEPER", "k1", "evict"), /evicted/);
+    await call("FLAKY", "kept", "failNext", 0, false);
+    assert.deepEqual(
+      await call("KEEPER", "k1", "wake"),
+      [],
+      "nothing given up",
+    );
+    const ledger = await eventually(
+      () => call<unknown[]>("FLAKY", "kept", "ledger"),
+      (l) => l.length >= 2,
+    );
+    await sleep(100);
+    assert.deepEqual(await call("FLAKY", "kept", "ledger"), ["k-one", "k-two"]);
+    assert.deepEqual(ledger.slice(0, 2), ["k-one", "k-two"]);
+    assert.equal(await call("KEEPER", "k1", "stored"), 0, "delivered: deleted");
   });
 });
