@@ -9,9 +9,8 @@
 // workerd.test.ts).
 //
 // What it does not do: evict an object while it is itself sending (its
-// queued tells live in its memory and go with it: there is no durable
-// outbox yet), or restart workerd (the test config keeps storage in
-// memory). The random source is a small local seeded PRNG (mulberry32);
+// hosts have no outbox here; workerd.test.ts tests the outbox on its own),
+// or restart workerd. The random source is a small local seeded PRNG (mulberry32);
 // CHAOS_SEED=n picks another seed, and a failure names the one it used.
 
 import { after, before, describe, it } from "node:test";
