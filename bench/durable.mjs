@@ -4,7 +4,7 @@
  * Messages per second between two Durable Objects in workerd: through
  * understudy refs against direct RPC calls, side by side in one run.
  *
- *     node bench/durable.mjs [--quick]
+ *     node bench/durable.mjs [--quick] [--only=kind,kind…]
  *
  * bench/durable/worker.ts is bundled with esbuild and served by Cloudflare's
  * workerd (the npm package, started on a generated Cap'n Proto config, no
@@ -34,7 +34,19 @@ const root = join(benchDir, "..");
 const VARIANTS = [
   {
     kind: "understudy",
-    label: "understudy refs (tell × N, then ask)",
+    label: "understudy refs, numbered (tell × N, then ask)",
+  },
+  {
+    kind: "understudy-unnumbered",
+    label: "understudy refs, unnumbered (sender without binding)",
+  },
+  {
+    kind: "latency",
+    label: "understudy, tell + ask awaited (N / 100 rounds), numbered",
+  },
+  {
+    kind: "latency-unnumbered",
+    label: "understudy, tell + ask awaited (N / 100 rounds), unnumbered",
   },
   {
     kind: "rpc-pipelined",
@@ -44,6 +56,10 @@ const VARIANTS = [
   {
     kind: "rpc-batched",
     label: "direct RPC, batches of 256 by hand (each call awaited)",
+  },
+  {
+    kind: "rpc-batched-to-actor",
+    label: "direct RPC, batches of 256 by hand, told to the actor there",
   },
 ];
 
@@ -81,7 +97,12 @@ const median = (xs) => {
  *
  * @param {{ quick?: boolean, log?: (line: string) => void }} [options]
  */
-export async function runDurableBench({ quick = false, log = () => {} } = {}) {
+export async function runDurableBench(
+  { quick = false, only = undefined, log = () => {} } = {},
+) {
+  const variants = only === undefined
+    ? VARIANTS
+    : VARIANTS.filter((v) => only.includes(v.kind));
   const n = quick ? 2_000 : 20_000;
   const rounds = 5;
   const dir = mkdtempSync(join(tmpdir(), "understudy-durable-bench-"));
@@ -92,7 +113,11 @@ export async function runDurableBench({ quick = false, log = () => {} } = {}) {
       join(dir, "config.capnp"),
       capnpConfig({
         modules: [{ name: "worker.js", path: "worker.js" }],
-        durableObjects: { SENDER: "Sender", RECEIVER: "Receiver" },
+        durableObjects: {
+          SENDER: "Sender",
+          ANON_SENDER: "AnonSender",
+          RECEIVER: "Receiver",
+        },
       }),
     );
     const once = async (kind) => {
@@ -102,18 +127,21 @@ export async function runDurableBench({ quick = false, log = () => {} } = {}) {
       });
       const ms = performance.now() - started;
       const body = await res.json();
-      if (res.status !== 200 || body.count !== n) {
+      const expected = kind.startsWith("latency") ? n - (n % 100) : n;
+      if (res.status !== 200 || body.count !== expected) {
         throw new Error(
           `${kind}: expected ${n} messages delivered, got ${
             JSON.stringify(body)
           }\n${worker.output()}`,
         );
       }
+      writes[kind].push(body.writes);
       return ms;
     };
-    const times = Object.fromEntries(VARIANTS.map((v) => [v.kind, []]));
+    const times = Object.fromEntries(variants.map((v) => [v.kind, []]));
+    const writes = Object.fromEntries(variants.map((v) => [v.kind, []]));
     for (let round = -1; round < rounds; round++) {
-      for (const { kind } of VARIANTS) {
+      for (const { kind } of variants) {
         const ms = await once(kind);
         if (round >= 0) times[kind].push(ms);
         log(
@@ -123,18 +151,38 @@ export async function runDurableBench({ quick = false, log = () => {} } = {}) {
         );
       }
     }
-    const base = n / (median(times["rpc-awaited"]) / 1000);
-    const rows = VARIANTS.map(({ kind, label }) => {
+    const base = n / (median(times["rpc-awaited"] ?? [NaN]) / 1000);
+    const batched = n / (median(times["rpc-batched"] ?? [NaN]) / 1000);
+    const rows = variants.map(({ kind, label }) => {
       const ms = median(times[kind]);
-      const perSecond = n / (ms / 1000);
+      const latency = kind.startsWith("latency");
+      const delivered = latency ? n / 100 : n;
+      const perSecond = delivered / (ms / 1000);
+      const runs = times[kind];
       return {
         kind,
         label,
-        messages: n,
-        runs: times[kind].map((t) => Math.round(t * 10) / 10),
+        messages: delivered,
+        runs: runs.map((t) => Math.round(t * 10) / 10),
         medianMs: Math.round(ms * 10) / 10,
+        spreadMs: [
+          Math.round(Math.min(...runs) * 10) / 10,
+          Math.round(Math.max(...runs) * 10) / 10,
+        ],
         messagesPerSecond: Math.round(perSecond),
-        ratioToAwaitedRpc: Math.round((perSecond / base) * 100) / 100,
+        msPerRoundTrip: latency
+          ? Math.round((ms / delivered) * 1000) / 1000
+          : undefined,
+        storageWritesPerMessage: Math.round(
+          (median(writes[kind]) / delivered) * 10_000,
+        ) / 10_000,
+        // Absent when the run left out the variant it is relative to.
+        ratioToAwaitedRpc: latency || !Number.isFinite(base)
+          ? undefined
+          : Math.round((perSecond / base) * 100) / 100,
+        ratioToBatchedRpc: latency || !Number.isFinite(batched)
+          ? undefined
+          : Math.round((perSecond / batched) * 100) / 100,
       };
     });
     const results = {
@@ -159,12 +207,14 @@ export async function runDurableBench({ quick = false, log = () => {} } = {}) {
         fmt(n)
       } messages a run, median of ${rounds} rounds, variants alternating):`,
       "",
-      "| way | median ms | messages/s | × awaited RPC |",
-      "| --- | ---: | ---: | ---: |",
+      "| way | median ms (min–max) | messages/s | × awaited RPC | × batched RPC | ms per round trip | storage writes / message |",
+      "| --- | ---: | ---: | ---: | ---: | ---: | ---: |",
       ...rows.map((r) =>
-        `| ${r.label} | ${r.medianMs} | ${fmt(r.messagesPerSecond)} | ${
-          r.ratioToAwaitedRpc.toFixed(2)
-        } |`
+        `| ${r.label} | ${r.medianMs} (${r.spreadMs[0]}–${r.spreadMs[1]}) | ${
+          fmt(r.messagesPerSecond)
+        } | ${r.ratioToAwaitedRpc?.toFixed(2) ?? "—"} | ${
+          r.ratioToBatchedRpc?.toFixed(2) ?? "—"
+        } | ${r.msPerRoundTrip ?? "—"} | ${r.storageWritesPerMessage} |`
       ),
     ].join("\n");
     return { markdown, results };
@@ -176,11 +226,14 @@ export async function runDurableBench({ quick = false, log = () => {} } = {}) {
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const quick = process.argv.includes("--quick");
+  const only = process.argv.find((a) => a.startsWith("--only="))?.slice(7)
+    .split(",");
   const { markdown, results } = await runDurableBench({
     quick,
+    only,
     log: (line) => process.stderr.write(`${line}\n`),
   });
-  const out = quick
+  const out = quick || only
     ? join(root, ".build", "bench", "quick")
     : join(root, "bench", "results");
   mkdirSync(out, { recursive: true });

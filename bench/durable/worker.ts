@@ -1,13 +1,26 @@
 // Copyright 2026 the understudy authors. MIT license.
 
 /**
- * The worker `bench/durable.mjs` serves from workerd: two Durable Objects,
- * a sender and a receiver, and three ways of getting N messages from the
- * first to the second.
+ * The worker `bench/durable.mjs` serves from workerd: Durable Objects that
+ * send (`Sender`, and `AnonSender`, which does not know its own binding)
+ * and one that receives, and several ways of getting N messages from a
+ * sender to the receiver.
  *
  * - `understudy`: the sender's actor tells a remote ref N times (tells of
  *   one turn leave together, one RPC call per batch of up to 256), then
- *   asks the receiving actor for its count, which arrives after them.
+ *   asks the receiving actor for its count, which arrives after them. The
+ *   tells are numbered (the sender knows itself), so the receiver drops
+ *   copies and stores its high-water mark once per batch: the cost of
+ *   exactly-once delivery.
+ * - `understudy-unnumbered`: the same from `AnonSender`, whose tells carry
+ *   no identity: no numbering, no storage write (what durability costs is
+ *   the difference).
+ * - `rpc-batched-to-actor`: batches of 256 by hand, each message told to
+ *   the receiving actor by the receiver's RPC method: the floor under
+ *   understudy's tells (RPC plus the actor), without their wire format,
+ *   routing and numbering.
+ * - `latency` / `latency-unnumbered`: N / 100 rounds of one tell and one
+ *   ask, each awaited: the round trip a tell adds, numbered or not.
  * - `rpc-awaited`: one RPC call per message, each awaited before the next.
  * - `rpc-pipelined`: one RPC call per message, all made at once (delivered
  *   in order on one stub), then awaited together.
@@ -21,7 +34,7 @@
 
 import { DurableObject } from "./cloudflare_workers.ts";
 import { Actor, type ActorRef, type ActorSystem, Props } from "../../mod.ts";
-import { withActors } from "../../src/durable/mod.ts";
+import { type ActorHost, withActors } from "../../src/durable/mod.ts";
 
 type Msg = { seq: number; body: string } | "count" | "zero";
 
@@ -37,7 +50,7 @@ class Counter extends Actor<Msg> {
 }
 
 class Blaster extends Actor<{ n: number }> {
-  constructor(readonly host: Sender) {
+  constructor(readonly host: { actors: ActorHost }) {
     super();
   }
   onReceive({ n }: { n: number }): void {
@@ -58,8 +71,12 @@ class Blaster extends Actor<{ n: number }> {
 interface ReceiverStub {
   receive(message: Msg): Promise<void>;
   receiveBatch(messages: Msg[]): Promise<void>;
+  receiveBatchToActor(messages: Msg[]): Promise<void>;
+  actorCount(): Promise<number>;
+  actorZero(): Promise<void>;
   reset(): Promise<void>;
   count(): Promise<number>;
+  storageWrites(): Promise<number>;
 }
 
 export class Receiver extends withActors(DurableObject, {
@@ -67,14 +84,29 @@ export class Receiver extends withActors(DurableObject, {
   system: { logLevel: "warn" },
 }) {
   #plain = 0;
+  #counter: ActorRef<Msg> | undefined;
   override createActors(system: ActorSystem): void {
-    this.actors.expose(
+    this.#counter = this.actors.expose(
       system.actorOf(Props.create(() => new Counter()), "counter"),
     );
   }
   /** Direct RPC: one message. */
   receive(_message: Msg): void {
     this.#plain++;
+  }
+  /** Direct RPC: a batch of messages, each told to the receiving actor (what the receiver of understudy's tells does, without the rest). */
+  receiveBatchToActor(messages: Msg[]): void {
+    const counter = this.#counter!;
+    for (const message of messages) counter.tell(message);
+  }
+  /** The receiving actor's count. */
+  actorCount(): Promise<number> {
+    return this.#counter!.ask<number>("count", 60_000);
+  }
+  /** Zeroes the receiving actor's count. */
+  async actorZero(): Promise<void> {
+    this.actors.system;
+    await this.#counter!.ask("zero", 60_000);
   }
   /** Direct RPC: a batch of messages. */
   receiveBatch(messages: Msg[]): void {
@@ -86,69 +118,115 @@ export class Receiver extends withActors(DurableObject, {
   count(): number {
     return this.#plain;
   }
+  /** Storage writes made for high-water marks so far. */
+  storageWrites(): number {
+    return this.actors.storageWrites;
+  }
 }
 
-export class Sender extends withActors(DurableObject, {
-  binding: "SENDER",
-  system: { logLevel: "warn" },
-}) {
-  declare protected env: {
-    RECEIVER: {
-      idFromName(name: string): unknown;
-      get(id: unknown): ReceiverStub;
+/** The sending side, with its binding (`SENDER`) or without (tells unnumbered). */
+function senderClass(binding: string | undefined) {
+  return class extends withActors(DurableObject, {
+    binding,
+    system: { logLevel: "warn" },
+  }) {
+    declare protected env: {
+      RECEIVER: {
+        idFromName(name: string): unknown;
+        get(id: unknown): ReceiverStub;
+      };
     };
-  };
 
-  #blaster: ActorRef<{ n: number }> | undefined;
+    #blaster: ActorRef<{ n: number }> | undefined;
 
-  #receiver(): ReceiverStub {
-    const ns = this.env.RECEIVER;
-    return ns.get(ns.idFromName("receiver"));
-  }
-
-  async run(kind: string, n: number): Promise<number> {
-    const receiver = this.#receiver();
-    if (kind === "understudy") {
-      const counter = this.actors.ref<Msg>(
-        "RECEIVER",
-        "receiver",
-        "/user/counter",
-      );
-      await counter.ask("zero", 60_000);
-      this.#blaster ??= this.actors.system.actorOf(
-        Props.create(() => new Blaster(this)),
-        "blaster",
-      );
-      return await this.#blaster.ask<number>({ n }, 60_000);
+    #receiver(): ReceiverStub {
+      const ns = this.env.RECEIVER;
+      return ns.get(ns.idFromName("receiver"));
     }
-    await receiver.reset();
-    if (kind === "rpc-awaited") {
-      for (let seq = 0; seq < n; seq++) {
-        await receiver.receive({ seq, body: "hello" });
+
+    async run(
+      kind: string,
+      n: number,
+    ): Promise<{ count: number; writes: number }> {
+      const receiver = this.#receiver();
+      const writesBefore = await receiver.storageWrites();
+      const counted = async (count: number) => ({
+        count,
+        writes: (await receiver.storageWrites()) - writesBefore,
+      });
+      if (kind === "understudy") {
+        const counter = this.actors.ref<Msg>(
+          "RECEIVER",
+          "receiver",
+          "/user/counter",
+        );
+        await counter.ask("zero", 60_000);
+        this.#blaster ??= this.actors.system.actorOf(
+          Props.create(() => new Blaster(this)),
+          "blaster",
+        );
+        return counted(await this.#blaster.ask<number>({ n }, 60_000));
       }
-    } else if (kind === "rpc-pipelined") {
-      const calls: Promise<void>[] = [];
-      for (let seq = 0; seq < n; seq++) {
-        calls.push(receiver.receive({ seq, body: "hello" }));
-      }
-      await Promise.all(calls);
-    } else if (kind === "rpc-batched") {
-      for (let start = 0; start < n; start += 256) {
-        const batch: Msg[] = [];
-        for (let seq = start; seq < Math.min(n, start + 256); seq++) {
-          batch.push({ seq, body: "hello" });
+      if (kind === "latency") {
+        const counter = this.actors.ref<Msg>(
+          "RECEIVER",
+          "receiver",
+          "/user/counter",
+        );
+        await counter.ask("zero", 60_000);
+        const rounds = n / 100;
+        let count = 0;
+        for (let seq = 0; seq < rounds; seq++) {
+          counter.tell({ seq, body: "hello" });
+          count = await counter.ask<number>("count", 60_000);
         }
-        await receiver.receiveBatch(batch);
+        return counted(count * 100);
       }
-    } else {
-      throw new Error(`unknown kind ${kind}`);
+      if (kind === "rpc-batched-to-actor") {
+        await receiver.actorZero();
+        for (let start = 0; start < n; start += 256) {
+          const batch: Msg[] = [];
+          for (let seq = start; seq < Math.min(n, start + 256); seq++) {
+            batch.push({ seq, body: "hello" });
+          }
+          await receiver.receiveBatchToActor(batch);
+        }
+        return counted(await receiver.actorCount());
+      }
+      await receiver.reset();
+      if (kind === "rpc-awaited") {
+        for (let seq = 0; seq < n; seq++) {
+          await receiver.receive({ seq, body: "hello" });
+        }
+      } else if (kind === "rpc-pipelined") {
+        const calls: Promise<void>[] = [];
+        for (let seq = 0; seq < n; seq++) {
+          calls.push(receiver.receive({ seq, body: "hello" }));
+        }
+        await Promise.all(calls);
+      } else if (kind === "rpc-batched") {
+        for (let start = 0; start < n; start += 256) {
+          const batch: Msg[] = [];
+          for (let seq = start; seq < Math.min(n, start + 256); seq++) {
+            batch.push({ seq, body: "hello" });
+          }
+          await receiver.receiveBatch(batch);
+        }
+      } else {
+        throw new Error(`unknown kind ${kind}`);
+      }
+      return counted(await receiver.count());
     }
-    return await receiver.count();
-  }
+  };
 }
+
+/** Sends numbered tells: it knows its own binding. */
+export class Sender extends senderClass("SENDER") {}
+/** Sends unnumbered tells: it does not know its own binding. */
+export class AnonSender extends senderClass(undefined) {}
 
 interface SenderStub {
-  run(kind: string, n: number): Promise<number>;
+  run(kind: string, n: number): Promise<{ count: number; writes: number }>;
 }
 
 export default {
@@ -159,14 +237,21 @@ export default {
         idFromName(name: string): unknown;
         get(id: unknown): SenderStub;
       };
+      ANON_SENDER: {
+        idFromName(name: string): unknown;
+        get(id: unknown): SenderStub;
+      };
     },
   ): Promise<Response> {
     const url = new URL(request.url);
-    const kind = url.searchParams.get("kind") ?? "";
+    let kind = url.searchParams.get("kind") ?? "";
     const n = Number(url.searchParams.get("n"));
-    const sender = env.SENDER.get(env.SENDER.idFromName("sender"));
+    const anon = kind.endsWith("-unnumbered");
+    if (anon) kind = kind.slice(0, -"-unnumbered".length);
+    const ns = anon ? env.ANON_SENDER : env.SENDER;
+    const sender = ns.get(ns.idFromName("sender"));
     try {
-      return Response.json({ count: await sender.run(kind, n) });
+      return Response.json(await sender.run(kind, n));
     } catch (error) {
       return Response.json({ error: String(error) }, { status: 500 });
     }

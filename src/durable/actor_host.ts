@@ -10,6 +10,7 @@
  * @module
  */
 
+import type { Terminated } from "../runtime/actor.ts";
 import {
   ActorRef,
   AskTimeoutError,
@@ -20,23 +21,52 @@ import {
   type ActorSystemOptions,
 } from "../runtime/actor_system.ts";
 import { describeError, describeValue, fail } from "../validation.ts";
-import { Channel } from "./channel.ts";
 import { DurableHost, type DurableHostOptions } from "./durable_host.ts";
 import type { DurableTimers } from "./durable_timers.ts";
 import type { DurableStore } from "../patterns/durable_port.ts";
 import { realScheduler } from "../runtime/scheduler.ts";
+import { Props } from "../runtime/props.ts";
+import {
+  Channel,
+  OUTBOX_PREFIX,
+  type OutboxChunk,
+  type OutboxStore,
+  type Outgoing,
+} from "./channel.ts";
 import type {
   DurableObjectNamespaceLike,
   DurableObjectStateLike,
 } from "./platform.ts";
-import { ChannelRef, type SenderAddresser } from "./channel_ref.ts";
+import { ChannelRef, type RefContext } from "./channel_ref.ts";
+import {
+  type ActorHostLimits,
+  checkLimits,
+  type ExposeOptions,
+  limitError,
+  type Limits,
+  type RemoteCaller,
+  type RemoteRequest,
+} from "./door.ts";
+import { HighWater } from "./high_water.ts";
+import {
+  RemoteWatches,
+  type RemoteWatchOptions,
+  WatchRelay,
+  type WatchSettings,
+  watchSettings,
+} from "./remote_watch.ts";
 import { RemoteRef } from "./remote_ref.ts";
 import {
   type RemoteRetryOptions,
   type RetrySettings,
   retrySettings,
 } from "./retry.ts";
-import { isWirePacket, isWireTarget, type WirePacket } from "./wire.ts";
+import {
+  type HostStub,
+  isWireFrom,
+  isWirePacket,
+  type WireFrom,
+} from "./wire.ts";
 
 /**
  * Options of {@linkcode ActorHost} (and of `withActors`).
@@ -56,12 +86,25 @@ import { isWirePacket, isWireTarget, type WirePacket } from "./wire.ts";
 export interface ActorHostOptions {
   /**
    * The name of this class's own namespace binding in `env` (such as
-   * `"ROOM"`), so that messages its actors send carry an address the
-   * receiver can reply to. Without it, the host learns it from the first
-   * call it receives; until then its actors' messages cross without a
-   * sender.
+   * `"ROOM"`): with the object's name, who this object is when it calls
+   * another. Without it, its actors' messages cross without a sender
+   * (nothing can reply to them by `tell`) and are not numbered, so a retry
+   * may deliver a tell twice.
    */
   binding?: string;
+  /** Limits on what callers send this object. */
+  limits?: ActorHostLimits;
+  /** How watches of remote refs notice an object that is gone. */
+  watch?: RemoteWatchOptions;
+  /**
+   * Keep tells not yet delivered in the object's storage (written in the
+   * turn they are told, deleted once delivered or given up), so that they
+   * survive this object's eviction: the object's next life sends them
+   * again, first, in their own numbers (the receiver drops those it
+   * already took). Needs `binding` and a storage with `list` and
+   * `delete`. Costs two storage writes per call. Default `false`.
+   */
+  outbox?: boolean;
   /** The name of the actor system. Default `"durable"`. */
   systemName?: string;
   /** Options of the actor system. */
@@ -89,6 +132,23 @@ export interface ActorHostOptions {
 const MAX_SENDERS = 1_024;
 /** Remote refs kept for senders of incoming messages, at most. */
 const MAX_REMOTE_REFS = 1_024;
+/** Callers remembered as vouched for (or refused), at most. */
+const MAX_VOUCHED = 1_024;
+/** Callers being vouched for at once, at most; more are refused as overloaded. */
+const MAX_VOUCHING = 16;
+
+/** An exposed actor and who may send to it. */
+interface Exposed {
+  readonly ref: ActorRef<unknown>;
+  readonly authorize: ((request: RemoteRequest) => boolean) | undefined;
+}
+
+/** A local actor that sent remote messages: replies to it are let in from the objects it sent to. */
+interface ReplyDoor {
+  readonly ref: ActorRef<unknown>;
+  /** `binding\0name` of each object it sent to. */
+  readonly peers: Set<string>;
+}
 
 /** One actor system and everything tied to it, until a reset. */
 class Generation {
@@ -97,24 +157,36 @@ class Generation {
   readonly channels = new Map<string, Channel>();
   /** Remote refs made for incoming senders, by `binding\0name\0path`. */
   readonly remoteRefs = new Map<string, RemoteRef<unknown>>();
-  /** Actors reachable by path: exposed ones. */
-  readonly exposed = new Map<string, ActorRef<unknown>>();
-  /** Actors reachable by path: recent local senders of remote messages. */
-  readonly senders = new Map<string, ActorRef<unknown>>();
+  /** Actors reachable by path from any caller: exposed ones. */
+  readonly exposed = new Map<string, Exposed>();
+  /** Actors reachable by path from the objects they sent to. */
+  readonly senders = new Map<string, ReplyDoor>();
+  /** Callers asked about, by `binding\0name\0incarnation`: whether they vouched (or the question). */
+  readonly vouched = new Map<string, boolean | Promise<boolean>>();
+  vouching = 0;
+  /** Watches this object's actors keep on other objects' actors. */
+  readonly watches: RemoteWatches;
+  /** Watches other objects keep on this object's actors, by watch id: the relay watching. */
+  readonly relays = new Map<string, ActorRef<unknown>>();
 
-  constructor(system: ActorSystem) {
+  constructor(system: ActorSystem, watch: WatchSettings) {
     this.system = system;
+    this.watches = new RemoteWatches(system, watch);
   }
 
   close(): void {
+    this.watches.close();
+    this.relays.clear();
     for (const channel of this.channels.values()) channel.close();
     this.channels.clear();
     this.remoteRefs.clear();
     this.exposed.clear();
     this.senders.clear();
+    this.vouched.clear();
   }
 }
 
+/**
 /**
  * The actors of one Durable Object. Its actor system is created on first
  * use (`system`, `ref`, `expose` or an incoming call) and
@@ -130,9 +202,17 @@ class Generation {
  * (`host.timers`), durable patterns' records and `DurableState` values
  * (`host.store`); see docs/edge-durable.md.
  *
+ * What survives is in storage: the high-water marks of the tells it
+ * received, so that a caller's retry is not taken twice.
+ *
+ * Only exposed actors can be reached from other objects (and, for
+ * replies, a local actor that sent a remote message, from the objects it
+ * sent to); the sender an actor sees is the calling object as it knows
+ * itself, confirmed by asking it.
+ *
  * Usually made by `withActors`; by hand, give it the object's `ctx` and
- * `env` and call `deliver` and `ask` from two RPC methods named
- * `understudyDeliver` and `understudyAsk`.
+ * `env` and call `deliver`, `ask` and `vouch` from three RPC methods named
+ * `understudyDeliver`, `understudyAsk` and `understudyVouch`.
  *
  * @example Usage
  * ```ts
@@ -154,9 +234,10 @@ class Generation {
  *     host.expose(system.actorOf(Props.create(() => new Counter()), "counter"));
  *   },
  * });
- * // What another object's `tell("inc")` to /user/counter does here:
- * host.deliver([["/user/counter", "inc"]], ["COUNTER", "counter-1"]);
- * console.log(await host.ask(["/user/counter", "get"], ["COUNTER", "counter-1"], 1_000)); // [0, 1]
+ * // What a caller's `tell("inc")` to /user/counter does here (a caller
+ * // that is not an actor host: no identity, so no numbering):
+ * await host.deliver(null, 1, [["/user/counter", "inc"]]);
+ * console.log(await host.ask(null, ["/user/counter", "get"], 1_000)); // [0, 1]
  * await host.reset();
  * ```
  */
@@ -164,23 +245,26 @@ export class ActorHost {
   readonly #env: Record<string, unknown>;
   readonly #options: ActorHostOptions;
   readonly #retry: RetrySettings;
-  #binding: string | undefined;
-  #name: string | undefined;
+  readonly #limits: Limits;
+  readonly #watch: WatchSettings;
+  readonly #binding: string | undefined;
+  readonly #name: string | undefined;
+  readonly #highWater: HighWater;
+  readonly #outbox: (OutboxStore & DurableObjectStorageLikeList) | undefined;
+  /** Stored tells of an earlier life, read back and not yet taken up by a system. */
+  #recovered: Map<string, unknown> | undefined;
   #current: Generation | undefined = undefined;
-  readonly #addresser: SenderAddresser = {
-    addressOf: (sender) => this.#addressOf(sender),
-  };
   #generations = 0;
   readonly #durable: DurableHost | undefined;
 
   /**
    * Creates a host; its system is created on first use.
    *
-   * @param ctx The Durable Object's state (`this.ctx`), for its name; `undefined` outside an object (a Worker's `fetch`), whose actors then cannot be replied to by `tell`.
+   * @param ctx The Durable Object's state (`this.ctx`), for its name and storage; `undefined` outside an object (a Worker's `fetch`), whose actors then cannot be replied to by `tell`.
    * @param env The Worker's `env`, where namespace bindings are found by name.
-   * @param options Binding, system options, retries and setup.
+   * @param options Binding, system options, retries, limits and setup.
    * @throws {TypeError} If `env` is not an object or an option has the wrong type.
-   * @throws {RangeError} If a retry option is out of range.
+   * @throws {RangeError} If a retry option or a limit is out of range.
    */
   constructor(
     ctx: DurableObjectStateLike | undefined,
@@ -201,6 +285,8 @@ export class ActorHost {
       fail(action, "setup", "a function", options.setup);
     }
     this.#retry = retrySettings(action, options.retry);
+    this.#limits = checkLimits(action, options.limits);
+    this.#watch = watchSettings(action, options.watch);
     this.#env = env as Record<string, unknown>;
     this.#options = options;
     this.#binding = options.binding;
@@ -210,6 +296,131 @@ export class ActorHost {
     this.#durable = durable === undefined || durable === false
       ? undefined
       : new DurableHost(ctx, durable, () => this.#current?.system.log);
+    this.#highWater = new HighWater(ctx?.storage);
+    if (options.outbox !== undefined && typeof options.outbox !== "boolean") {
+      fail(action, "outbox", "a boolean", options.outbox);
+    }
+    const storage = ctx?.storage;
+    if (options.outbox === true) {
+      if (
+        typeof storage?.list !== "function" ||
+        typeof storage?.delete !== "function"
+      ) {
+        fail(
+          action,
+          "outbox",
+          "false when the object's storage has no list and delete",
+          options.outbox,
+        );
+      }
+      this.#outbox = storage as OutboxStore & DurableObjectStorageLikeList;
+    }
+  }
+
+  /**
+   * Reads back the tells an earlier life of this object stored and did
+   * not deliver (with `outbox: true`); they leave first, as soon as the
+   * system exists. `withActors` calls it inside `blockConcurrencyWhile`
+   * in the constructor, so no call comes in before.
+   *
+   * @example Usage
+   * ```ts
+   * import { ActorHost } from "@understudy/core/durable";
+   *
+   * const host = new ActorHost(undefined, {});
+   * await host.recover(); // no outbox: nothing to do
+   * ```
+   *
+   * @returns Resolves once read.
+   */
+  async recover(): Promise<void> {
+    const outbox = this.#outbox;
+    if (outbox === undefined) return;
+    const stored = await outbox.list({ prefix: OUTBOX_PREFIX });
+    if (stored.size === 0) return;
+    this.#recovered = stored;
+    if (this.#current !== undefined) this.#takeUp(this.#current);
+  }
+
+  /** Hands the tells read back to their ways. */
+  #takeUp(generation: Generation): void {
+    const stored = this.#recovered;
+    this.#recovered = undefined;
+    if (stored === undefined) return;
+    const byWay = new Map<
+      string,
+      {
+        binding: string;
+        name: string;
+        items: Outgoing[];
+        chunks: OutboxChunk[];
+      }
+    >();
+    for (const [key, value] of stored) {
+      const chunk = value as {
+        binding?: unknown;
+        name?: unknown;
+        incarnation?: unknown;
+        entries?: unknown;
+      };
+      if (
+        typeof chunk?.binding !== "string" || typeof chunk.name !== "string" ||
+        typeof chunk.incarnation !== "string" || !Array.isArray(chunk.entries)
+      ) continue;
+      const wayKey = `${chunk.binding}\0${chunk.name}`;
+      let way = byWay.get(wayKey);
+      if (way === undefined) {
+        way = {
+          binding: chunk.binding,
+          name: chunk.name,
+          items: [],
+          chunks: [],
+        };
+        byWay.set(wayKey, way);
+      }
+      let last = 0;
+      for (const entry of chunk.entries as [number, unknown][]) {
+        const [seq, packet] = entry;
+        if (!isWirePacket(packet) || typeof seq !== "number") continue;
+        last = Math.max(last, seq);
+        let recipient: ActorRef<never>;
+        try {
+          recipient = this.ref(way.binding, way.name, packet[0]) as ActorRef<
+            never
+          >;
+        } catch {
+          continue;
+        }
+        way.items.push({
+          packet,
+          message: packet[1],
+          sender: undefined,
+          recipient,
+          seq,
+          incarnation: chunk.incarnation,
+        });
+      }
+      way.chunks.push({ key, incarnation: chunk.incarnation, last });
+    }
+    for (const way of byWay.values()) {
+      let channel: Channel;
+      try {
+        channel = this.#channel(
+          generation,
+          "recover outbox",
+          way.binding,
+          way.name,
+        );
+      } catch (error) {
+        generation.system.log.warn(
+          `stored tells to ${way.binding}/${way.name} cannot be sent: ${
+            describeError(error)
+          }`,
+        );
+        continue;
+      }
+      channel.recover(way.items, way.chunks);
+    }
   }
 
   /**
@@ -307,7 +518,7 @@ export class ActorHost {
         const generation = this.#generation();
         const system = generation.system;
         durable.timers.runDue(durable.clock.wallNow(), (path, key, message) => {
-          const ref = generation.exposed.get(path);
+          const ref = generation.exposed.get(path)?.ref;
           if (ref !== undefined) ref.tell(message);
           else {
             system.publishDeadLetter(
@@ -377,6 +588,23 @@ export class ActorHost {
   }
 
   /**
+   * Storage writes made for received tells' high-water marks: one per
+   * accepted call from an actor host that knows itself (the cost of
+   * exactly-once delivery).
+   *
+   * @example Usage
+   * ```ts
+   * import { ActorHost } from "@understudy/core/durable";
+   *
+   * const host = new ActorHost(undefined, {});
+   * console.log(host.storageWrites); // 0
+   * ```
+   */
+  get storageWrites(): number {
+    return this.#highWater.writes;
+  }
+
+  /**
    * This object's address, if known: its binding and its name.
    *
    * @example Usage
@@ -395,7 +623,7 @@ export class ActorHost {
 
   /**
    * Makes `ref` reachable from other objects by its path (until the next
-   * reset).
+   * reset). With `authorize`, only the messages it allows come in.
    *
    * @example Usage
    * ```ts
@@ -406,21 +634,35 @@ export class ActorHost {
    *   onReceive(): void {}
    * }
    * const host = new ActorHost(undefined, {});
-   * const sink = host.expose(host.system.actorOf(Props.create(() => new Sink()), "sink"));
+   * const sink = host.expose(host.system.actorOf(Props.create(() => new Sink()), "sink"), {
+   *   authorize: ({ caller }) => caller?.binding === "ORDER",
+   * });
    * console.log(sink.path); // "/user/sink"
    * await host.reset();
    * ```
    *
    * @typeParam T The actor's messages.
    * @param ref A ref of this host's system.
+   * @param options Who may send to it.
    * @returns `ref`.
-   * @throws {TypeError} If `ref` is not an actor ref.
+   * @throws {TypeError} If `ref` is not an actor ref, or `authorize` is not a function.
    */
-  expose<T>(ref: ActorRef<T>): ActorRef<T> {
+  expose<T>(ref: ActorRef<T>, options: ExposeOptions = {}): ActorRef<T> {
+    const action = "expose actor";
     if (!(ref instanceof ActorRef) || ref instanceof RemoteRef) {
-      fail("expose actor", "ref", "a local ActorRef", ref);
+      fail(action, "ref", "a local ActorRef", ref);
     }
-    this.#generation().exposed.set(ref.path, ref as ActorRef<unknown>);
+    if (typeof options !== "object" || options === null) {
+      fail(action, "options", "an object", options);
+    }
+    const authorize = options.authorize;
+    if (authorize !== undefined && typeof authorize !== "function") {
+      fail(action, "authorize", "a function", authorize);
+    }
+    this.#generation().exposed.set(ref.path, {
+      ref: ref as ActorRef<unknown>,
+      authorize,
+    });
     return ref;
   }
 
@@ -454,36 +696,48 @@ export class ActorHost {
     }
     const generation = this.#generation();
     const key = `${binding}\0${name}`;
+    const channel = this.#channel(generation, action, binding, name);
+    const context: RefContext = {
+      addressOf: (sender) => this.#addressOf(generation, sender, key),
+      watch: (watcher, ref) => {
+        if (!(watcher instanceof ActorRef) || watcher instanceof RemoteRef) {
+          fail("watch remote ref", "watcher", "a local ActorRef", watcher);
+        }
+        return generation.watches.watch(
+          watcher as ActorRef<unknown> as ActorRef<Terminated>,
+          ref as ActorRef<never>,
+          ref.channel,
+          ref.address.path,
+        );
+      },
+    };
+    return new ChannelRef<T>({ binding, name, path }, channel, context);
+  }
+
+  /** The way to the object `binding/name`, made on first use. */
+  #channel(
+    generation: Generation,
+    action: string,
+    binding: string,
+    name: string,
+  ): Channel {
+    const key = `${binding}\0${name}`;
     let channel = generation.channels.get(key);
     if (channel === undefined) {
-      const namespace = this.#env[binding] as DurableObjectNamespaceLike;
-      if (
-        typeof namespace !== "object" || namespace === null ||
-        typeof namespace.idFromName !== "function" ||
-        typeof namespace.get !== "function"
-      ) {
-        fail(
-          action,
-          "binding",
-          `the name of a Durable Object namespace binding in env (env[${
-            JSON.stringify(binding)
-          }] is ${describeValue(namespace)})`,
-          binding,
-        );
-      }
       channel = new Channel(
         generation.system,
-        namespace,
-        [binding, name],
+        this.#namespace(action, binding),
+        binding,
+        name,
         this.#retry,
+        this.#binding !== undefined && this.#name !== undefined
+          ? [this.#binding, this.#name]
+          : undefined,
+        this.#outbox,
       );
       generation.channels.set(key, channel);
     }
-    return new ChannelRef<T>(
-      { binding, name, path },
-      channel,
-      this.#addresser,
-    );
+    return channel;
   }
 
   /**
@@ -516,50 +770,117 @@ export class ActorHost {
 
   /**
    * Delivers told messages that arrived over RPC (what the mixin's
-   * `understudyDeliver` calls). A message for a path nothing is exposed at
-   * goes to this system's dead letters.
+   * `understudyDeliver` calls). The caller's identity, if it claims one,
+   * is confirmed by asking that object first (once per incarnation);
+   * numbered tells at or below the caller's high-water mark are copies and
+   * are dropped, and the mark is stored in the same turn. A message for a
+   * path nothing is exposed at, or that `authorize` refuses, goes to this
+   * system's dead letters.
    *
    * @example Usage
    * ```ts
    * import { ActorHost } from "@understudy/core/durable";
    *
    * const host = new ActorHost(undefined, {});
-   * host.deliver([["/user/nobody", "hello"]], ["ROOM", "lobby"]); // a dead letter
+   * await host.deliver(null, 1, [["/user/nobody", "hello"]]); // a dead letter
    * await host.reset();
    * ```
    *
-   * @param batch `[path, message]` or `[path, message, binding, name, senderPath]` entries.
-   * @param target The `[binding, name]` the caller addressed (this object).
-   * @throws {TypeError} If `batch` is not an array.
+   * @param from The calling host's `[binding, name, incarnation]`, or `null`.
+   * @param first The number of the batch's first tell (for a caller with an identity).
+   * @param batch `[path, message]` or `[path, message, senderPath]` entries.
+   * @returns Resolves once the messages are in their actors' mailboxes.
+   * @throws {TypeError} If `batch` is not an array, or `from` is malformed.
+   * @throws {RangeError} (marked `overloaded`) If the batch is larger than `limits.maxBatch`, or would queue more than `limits.maxQueued` messages for an actor.
+   * @throws {Error} If the caller does not vouch for the identity it claims.
    */
-  deliver(batch: unknown, target: unknown): void {
-    this.#learn(target);
-    if (!Array.isArray(batch)) {
-      fail("deliver remote messages", "batch", "an array", batch);
+  async deliver(from: unknown, first: unknown, batch: unknown): Promise<void> {
+    const action = "deliver remote messages";
+    if (!Array.isArray(batch)) fail(action, "batch", "an array", batch);
+    if (batch.length > this.#limits.maxBatch) {
+      throw limitError(
+        `Cannot ${action}: a batch of ${batch.length} messages is more than limits.maxBatch (${this.#limits.maxBatch})`,
+      );
+    }
+    const caller = await this.#caller(action, from);
+    let skip = 0;
+    let marks: Record<string, number> | undefined;
+    if (caller !== undefined) {
+      if (typeof first !== "number" || !Number.isSafeInteger(first)) {
+        fail(action, "first", "a whole number", first);
+      }
+      marks = await this.#highWater.load(caller.binding, caller.name);
+      // Copies of tells already taken: a retry whose first reply was lost.
+      skip = Math.min(
+        batch.length,
+        Math.max(0, (marks[caller.incarnation] ?? 0) - first + 1),
+      );
     }
     const generation = this.#generation();
-    for (const packet of batch) {
-      if (!isWirePacket(packet)) {
-        generation.system.publishDeadLetter(
-          packet,
-          undefined,
-          generation.system.deadLetters as ActorRef<never>,
-          "malformed remote message",
-        );
-        continue;
+    const system = generation.system;
+    const routes: (ActorRef<unknown> | string)[] = [];
+    const queued = new Map<ActorRef<unknown>, number>();
+    // Tells of one batch mostly go to one path: its route is looked up once
+    // (unless an authorize hook must see each message).
+    let lastPath: string | undefined;
+    let lastRoute: ActorRef<unknown> | string = "";
+    for (let i = skip; i < batch.length; i++) {
+      const packet = batch[i];
+      let route: ActorRef<unknown> | string;
+      if (!isWirePacket(packet)) route = "malformed remote message";
+      else if (packet[0] === lastPath) route = lastRoute;
+      else {
+        route = this.#route(generation, caller, packet[0], packet[1], "tell");
+        const exposed = generation.exposed.get(packet[0]);
+        if (exposed === undefined || exposed.authorize === undefined) {
+          lastPath = packet[0];
+          lastRoute = route;
+        } else lastPath = undefined;
       }
-      const sender = this.#senderOf(generation, packet);
-      const ref = generation.exposed.get(packet[0]) ??
-        generation.senders.get(packet[0]);
-      if (ref === undefined) {
-        generation.system.publishDeadLetter(
-          packet[1],
+      routes.push(route);
+      if (typeof route !== "string") {
+        queued.set(route, (queued.get(route) ?? 0) + 1);
+      }
+    }
+    for (const [ref, count] of queued) {
+      const waiting = mailboxSize(ref);
+      if (waiting + count > this.#limits.maxQueued) {
+        throw limitError(
+          `Cannot ${action}: ${ref.path} has ${waiting} messages waiting; ${count} more would be more than limits.maxQueued (${this.#limits.maxQueued})`,
+        );
+      }
+    }
+    if (caller !== undefined && skip < batch.length) {
+      this.#highWater.advance(
+        caller.binding,
+        caller.name,
+        marks!,
+        caller.incarnation,
+        (first as number) + batch.length - 1,
+      );
+    }
+    let lastSenderPath: string | undefined;
+    let lastSender: ActorRef<never> | undefined;
+    for (let i = skip; i < batch.length; i++) {
+      const packet = batch[i] as unknown[];
+      const route = routes[i - skip];
+      let sender: ActorRef<never> | undefined;
+      if (caller !== undefined && packet.length === 3) {
+        if (packet[2] !== lastSenderPath) {
+          lastSenderPath = packet[2] as string;
+          lastSender = this.#senderRef(generation, caller, lastSenderPath);
+        }
+        sender = lastSender;
+      }
+      if (typeof route === "string") {
+        system.publishDeadLetter(
+          Array.isArray(packet) ? packet[1] : packet,
           sender,
-          generation.system.deadLetters as ActorRef<never>,
-          `no actor exposed at ${packet[0]} in this object`,
+          system.deadLetters as ActorRef<never>,
+          route,
         );
       } else {
-        ref.tell(packet[1], sender);
+        route.tell(packet[1], sender);
       }
     }
   }
@@ -567,28 +888,31 @@ export class ActorHost {
   /**
    * Answers an ask that arrived over RPC (what the mixin's `understudyAsk`
    * calls): `[0, reply]`, `[1, timeoutMs]` if no reply came in time, or
-   * `[2, reason]` if the message was not delivered.
+   * `[2, reason]` if the message was not delivered (nothing exposed at the
+   * path, or `authorize` refused it).
    *
    * @example Usage
    * ```ts
    * import { ActorHost } from "@understudy/core/durable";
    *
    * const host = new ActorHost(undefined, {});
-   * console.log(await host.ask(["/user/nobody", "?"], ["ROOM", "lobby"], 100)); // [2, "no actor exposed at /user/nobody in this object"]
+   * console.log(await host.ask(null, ["/user/nobody", "?"], 100)); // [2, "no actor exposed at /user/nobody in this object"]
    * await host.reset();
    * ```
    *
+   * @param from The calling host's `[binding, name, incarnation]`, or `null`.
    * @param packet `[path, message]`.
-   * @param target The `[binding, name]` the caller addressed.
    * @param timeoutMs How long to wait for the reply.
    * @returns The outcome.
+   * @throws {TypeError} If `from` is malformed.
+   * @throws {Error} If the caller does not vouch for the identity it claims.
    */
   async ask(
+    from: unknown,
     packet: unknown,
-    target: unknown,
     timeoutMs: unknown,
   ): Promise<[0, unknown] | [1, number] | [2, string]> {
-    this.#learn(target);
+    const caller = await this.#caller("answer remote ask", from);
     const generation = this.#generation();
     const system = generation.system;
     if (!isWirePacket(packet) || typeof timeoutMs !== "number") {
@@ -600,10 +924,19 @@ export class ActorHost {
       );
       return [2, "malformed remote ask"];
     }
-    const ref = generation.exposed.get(packet[0]) ??
-      generation.senders.get(packet[0]);
-    if (ref === undefined) {
-      const reason = `no actor exposed at ${packet[0]} in this object`;
+    const route = this.#route(generation, caller, packet[0], packet[1], "ask");
+    if (typeof route === "string") {
+      system.publishDeadLetter(
+        packet[1],
+        undefined,
+        system.deadLetters as ActorRef<never>,
+        route,
+      );
+      return [2, route];
+    }
+    if (mailboxSize(route) >= this.#limits.maxQueued) {
+      const reason =
+        `${route.path} has ${this.#limits.maxQueued} messages waiting (limits.maxQueued)`;
       system.publishDeadLetter(
         packet[1],
         undefined,
@@ -613,35 +946,331 @@ export class ActorHost {
       return [2, reason];
     }
     try {
-      return [0, await ref.ask(packet[1], timeoutMs)];
+      return [0, await route.ask(packet[1], timeoutMs)];
     } catch (error) {
       return toOutcome(error, timeoutMs);
     }
   }
 
-  /** The address replies to `sender` should go to, or `undefined` if it has none. */
-  #addressOf(
-    sender: ActorRef<never> | undefined,
-  ): [string, string, string] | undefined {
-    if (sender === undefined) return undefined;
-    if (sender instanceof RemoteRef) {
-      const { binding, name, path } = sender.address;
-      return [binding, name, path];
+  /**
+   * Answers another object that asks whether this object is calling it
+   * (what the mixin's `understudyVouch` calls): `true` if this host has a
+   * way to the object `binding/name` whose incarnation is `incarnation`.
+   * A random incarnation nobody else has seen is what makes a caller's
+   * identity impossible to claim falsely.
+   *
+   * @example Usage
+   * ```ts
+   * import { ActorHost } from "@understudy/core/durable";
+   *
+   * const host = new ActorHost(undefined, {});
+   * console.log(host.vouch("0123456789abcdef", "ROOM", "lobby")); // false
+   * ```
+   *
+   * @param incarnation The incarnation the caller claimed.
+   * @param binding The asking object's binding.
+   * @param name The asking object's name.
+   * @returns Whether this object is that caller.
+   */
+  vouch(incarnation: unknown, binding: unknown, name: unknown): boolean {
+    const channel = this.#current?.channels.get(`${binding}\0${name}`);
+    return typeof incarnation === "string" && channel !== undefined &&
+      channel.speaksFor(incarnation);
+  }
+
+  /**
+   * Starts a watch another object keeps on the actor at `path` here (what
+   * the mixin's `understudyWatch` calls): resolves with `null`, or why
+   * not (nothing exposed there, `authorize` refused a `"watch"`, or the
+   * caller is not an actor host that knows itself, to be told when it
+   * stops).
+   *
+   * @example Usage
+   * ```ts
+   * import { ActorHost } from "@understudy/core/durable";
+   *
+   * const host = new ActorHost(undefined, {});
+   * console.log(await host.watched(null, "/user/room", "w1")); // "a watch needs a caller that is an actor host with a binding"
+   * await host.reset();
+   * ```
+   *
+   * @param from The calling host's `[binding, name, incarnation]`.
+   * @param path The actor to watch.
+   * @param watchId The watch's id, chosen by the watcher (random).
+   * @returns `null` once watched, or why not.
+   */
+  async watched(
+    from: unknown,
+    path: unknown,
+    watchId: unknown,
+  ): Promise<string | null> {
+    const caller = await this.#caller("start remote watch", from);
+    if (caller === undefined) {
+      return "a watch needs a caller that is an actor host with a binding";
     }
-    const binding = this.#binding;
-    const name = this.#name;
-    if (binding === undefined || name === undefined) return undefined;
-    const path = sender.path;
+    if (typeof path !== "string" || typeof watchId !== "string") {
+      return "malformed remote watch";
+    }
     const generation = this.#generation();
+    if (generation.relays.has(watchId)) return null;
+    const route = this.#route(generation, caller, path, undefined, "watch");
+    if (typeof route === "string") return route;
+    const notify = (): void => {
+      if (generation.relays.get(watchId) !== relay) return;
+      generation.relays.delete(watchId);
+      // Best effort: should this call fail, the watcher's next heartbeat
+      // finds the watch gone.
+      this.#channel(generation, "end remote watch", caller.binding, caller.name)
+        .invoke((stub) => stub.understudyWatchEnded(watchId, `${path} stopped`))
+        .catch(() => {});
+    };
+    const relay = generation.system.actorOf(
+      Props.create(() => new WatchRelay(route as ActorRef<never>, notify)),
+    );
+    generation.relays.set(watchId, relay);
+    return null;
+  }
+
+  /**
+   * Which of `watchIds` this object does not know: watches whose actor is
+   * gone (what the mixin's `understudyWatchCheck` calls).
+   *
+   * @example Usage
+   * ```ts
+   * import { ActorHost } from "@understudy/core/durable";
+   *
+   * const host = new ActorHost(undefined, {});
+   * console.log(host.watchCheck(["w1"])); // ["w1"]
+   * ```
+   *
+   * @param watchIds Ids of watches the caller keeps here.
+   * @returns Those this object does not know.
+   */
+  watchCheck(watchIds: unknown): string[] {
+    if (!Array.isArray(watchIds)) return [];
+    const relays = this.#current?.relays;
+    return watchIds.filter((id): id is string =>
+      typeof id === "string" && relays?.has(id) !== true
+    );
+  }
+
+  /**
+   * Ends a watch another object kept here (what the mixin's
+   * `understudyUnwatch` calls).
+   *
+   * @example Usage
+   * ```ts
+   * import { ActorHost } from "@understudy/core/durable";
+   *
+   * const host = new ActorHost(undefined, {});
+   * host.unwatched("w1"); // nothing to end
+   * ```
+   *
+   * @param watchId The watch's id.
+   */
+  unwatched(watchId: unknown): void {
+    const generation = this.#current;
+    if (generation === undefined || typeof watchId !== "string") return;
+    const relay = generation.relays.get(watchId);
+    if (relay === undefined) return;
+    generation.relays.delete(watchId);
+    generation.system.stop(relay as ActorRef<never>);
+  }
+
+  /**
+   * Another object says an actor watched from here stopped (what the
+   * mixin's `understudyWatchEnded` calls): its watcher is told a
+   * `RemoteTerminated`. The watch's id is random and known only to the two
+   * objects, so nobody else can end it.
+   *
+   * @example Usage
+   * ```ts
+   * import { ActorHost } from "@understudy/core/durable";
+   *
+   * const host = new ActorHost(undefined, {});
+   * host.watchEnded("w1", "/user/room stopped"); // no such watch: nothing happens
+   * ```
+   *
+   * @param watchId The watch's id.
+   * @param reason Why it ended.
+   */
+  watchEnded(watchId: unknown, reason: unknown): void {
+    this.#current?.watches.ended(watchId, reason);
+  }
+
+  /** The namespace bound as `binding`, or a TypeError naming it. */
+  #namespace(action: string, binding: string): DurableObjectNamespaceLike {
+    const namespace = this.#env[binding] as DurableObjectNamespaceLike;
+    if (
+      typeof namespace !== "object" || namespace === null ||
+      typeof namespace.idFromName !== "function" ||
+      typeof namespace.get !== "function"
+    ) {
+      fail(
+        action,
+        "binding",
+        `the name of a Durable Object namespace binding in env (env[${
+          JSON.stringify(binding)
+        }] is ${describeValue(namespace)})`,
+        binding,
+      );
+    }
+    return namespace;
+  }
+
+  /**
+   * Where a message from `caller` to `path` goes: an exposed actor that
+   * `authorize` lets it reach, a local sender replied to by an object it
+   * sent to, or (a string) why it goes to dead letters.
+   */
+  #route(
+    generation: Generation,
+    caller: VouchedCaller | undefined,
+    path: string,
+    message: unknown,
+    kind: "tell" | "ask" | "watch",
+  ): ActorRef<unknown> | string {
+    const exposed = generation.exposed.get(path);
+    if (exposed !== undefined) {
+      const authorize = exposed.authorize;
+      if (authorize === undefined) return exposed.ref;
+      let allowed = false;
+      try {
+        allowed = authorize({
+          caller: caller === undefined
+            ? undefined
+            : { binding: caller.binding, name: caller.name },
+          path,
+          message,
+          kind,
+        }) === true;
+      } catch (error) {
+        generation.system.log.warn(
+          `authorize of ${path} threw: ${describeError(error)}`,
+        );
+      }
+      return allowed
+        ? exposed.ref
+        : `not authorized: the authorize hook of ${path} refused a ${kind} from ${
+          caller === undefined
+            ? "a caller without an identity"
+            : `${caller.binding}/${caller.name}`
+        }`;
+    }
+    const door = generation.senders.get(path);
+    if (
+      door !== undefined && kind !== "ask" && caller !== undefined &&
+      door.peers.has(`${caller.binding}\0${caller.name}`)
+    ) return door.ref;
+    return `no actor exposed at ${path} in this object`;
+  }
+
+  /** The caller `from` claims to be, once it has vouched for it; `undefined` for none. */
+  async #caller(
+    action: string,
+    from: unknown,
+  ): Promise<VouchedCaller | undefined> {
+    if (from === null || from === undefined) return undefined;
+    if (!isWireFrom(from)) {
+      fail(action, "from", "null or [binding, name, incarnation]", from);
+    }
+    const [binding, name, incarnation] = from;
+    const generation = this.#generation();
+    const key = `${binding}\0${name}\0${incarnation}`;
+    let vouched = generation.vouched.get(key);
+    if (vouched === undefined) {
+      vouched = this.#askToVouch(generation, from, key);
+    }
+    if (!(await vouched)) {
+      throw new Error(
+        `Cannot ${action}: the caller claims to be ${binding}/${name}, which does not vouch for it`,
+      );
+    }
+    return { binding, name, incarnation };
+  }
+
+  /** Asks the object `from` names whether it is calling. */
+  #askToVouch(
+    generation: Generation,
+    from: WireFrom,
+    key: string,
+  ): Promise<boolean> {
+    const [binding, name, incarnation] = from;
+    const me = this.address;
+    const namespace = this.#env[binding] as DurableObjectNamespaceLike;
+    if (
+      me === undefined || typeof namespace?.idFromName !== "function" ||
+      typeof namespace?.get !== "function"
+    ) {
+      // Nobody to ask, or no name to ask with: the claim cannot be checked.
+      return Promise.resolve(false);
+    }
+    if (generation.vouching >= MAX_VOUCHING) {
+      return Promise.reject(limitError(
+        `Cannot deliver remote messages: ${MAX_VOUCHING} callers are being vouched for already`,
+      ));
+    }
+    generation.vouching++;
+    const question = (async () => {
+      try {
+        const stub = namespace.get(namespace.idFromName(name)) as HostStub;
+        return (await stub.understudyVouch(
+          incarnation,
+          me.binding,
+          me.name,
+        )) ===
+          true;
+      } finally {
+        generation.vouching--;
+      }
+    })().then((answer) => {
+      generation.vouched.set(key, answer);
+      if (generation.vouched.size > MAX_VOUCHED) {
+        generation.vouched.delete(generation.vouched.keys().next().value!);
+      }
+      return answer;
+    }, (error) => {
+      // No answer is not a no: the caller may try again, and is asked again.
+      generation.vouched.delete(key);
+      throw Object.assign(
+        new Error(
+          `Cannot deliver remote messages: the caller's identity (${binding}/${name}) could not be confirmed: ${
+            describeError(error)
+          }`,
+        ),
+        { retryable: true },
+      );
+    });
+    generation.vouched.set(key, question);
+    return question;
+  }
+
+  /** The address replies to `sender` should go to, or `undefined` if it has none; opens its reply door to `peer`. */
+  #addressOf(
+    generation: Generation,
+    sender: ActorRef<never> | undefined,
+    peer: string,
+  ): string | undefined {
+    // A remote sender cannot be vouched for by this object: it crosses as none.
+    if (sender === undefined || sender instanceof RemoteRef) return undefined;
+    if (this.#binding === undefined || this.#name === undefined) {
+      return undefined;
+    }
+    const path = sender.path;
     if (!generation.exposed.has(path)) {
       const senders = generation.senders;
+      let door = senders.get(path);
+      if (door === undefined || door.ref !== sender) {
+        door = { ref: sender as ActorRef<unknown>, peers: new Set() };
+      }
+      door.peers.add(peer);
       senders.delete(path);
-      senders.set(path, sender as ActorRef<unknown>);
+      senders.set(path, door);
       if (senders.size > MAX_SENDERS) {
         senders.delete(senders.keys().next().value!);
       }
     }
-    return [binding, name, path];
+    return path;
   }
 
   #generation(): Generation {
@@ -658,7 +1287,7 @@ export class ActorHost {
           ),
         },
       );
-      generation = new Generation(system);
+      generation = new Generation(system, this.#watch);
       this.#current = generation;
       this.#generations++;
       if (options.setup !== undefined) {
@@ -671,33 +1300,22 @@ export class ActorHost {
           throw error;
         }
       }
+      this.#takeUp(generation);
     }
     return generation;
   }
 
-  /** Learns this object's address from what a caller addressed, if not known yet. */
-  #learn(target: unknown): void {
-    if (
-      (this.#binding === undefined || this.#name === undefined) &&
-      isWireTarget(target)
-    ) {
-      this.#binding ??= target[0];
-      this.#name ??= target[1];
-    }
-  }
-
-  /** The sender of an incoming packet, as a remote ref (cached), if it has an address. */
-  #senderOf(
+  /** The sender of an incoming message: a remote ref (cached) to `path` in the vouched calling object. */
+  #senderRef(
     generation: Generation,
-    packet: WirePacket,
+    caller: VouchedCaller,
+    path: string,
   ): ActorRef<never> | undefined {
-    if (packet.length !== 5) return undefined;
-    const [, , binding, name, path] = packet;
-    const key = `${binding}\0${name}\0${path}`;
+    const key = `${caller.binding}\0${caller.name}\0${path}`;
     let ref = generation.remoteRefs.get(key);
     if (ref === undefined) {
       try {
-        ref = this.ref(binding, name, path);
+        ref = this.ref(caller.binding, caller.name, path);
       } catch (error) {
         generation.system.log.warn(
           `a remote message's sender cannot be replied to: ${
@@ -715,6 +1333,22 @@ export class ActorHost {
     }
     return ref as ActorRef<never>;
   }
+}
+
+/** A storage that can list (for the outbox). */
+interface DurableObjectStorageLikeList {
+  list(options: { prefix: string }): Promise<Map<string, unknown>>;
+}
+
+/** A caller that vouched for its identity. */
+interface VouchedCaller extends RemoteCaller {
+  readonly incarnation: string;
+}
+
+/** Messages waiting in a local actor's mailbox (0 if the ref has none to read). */
+function mailboxSize(ref: ActorRef<unknown>): number {
+  const size = (ref as { mailbox?: { size?: unknown } }).mailbox?.size;
+  return typeof size === "number" ? size : 0;
 }
 
 function toOutcome(

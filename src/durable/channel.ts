@@ -10,9 +10,15 @@
  * (calls on one stub are delivered in the order they are made), whose
  * result is the reply.
  *
+ * Tells are numbered: each way has an incarnation (a random id, new with
+ * every channel, so after every reset or eviction of the sender) and each
+ * batch the number of its first tell, kept across retries, so that the
+ * receiver can drop a copy (a retry of a call whose reply was lost).
+ *
  * A call that fails is retried with the host's retry settings: only
- * errors they allow, after the policy's wait, at most `maxAttempts` calls,
- * each retry on a fresh stub (a failed stub may be broken for good). What
+ * errors they allow, after the policy's wait, at most `maxAttempts` calls.
+ * After any error the next call takes a fresh stub: a stub that threw may
+ * stay broken for good (an evicted object's, say), as Cloudflare warns. What
  * is finally given up goes to dead letters with the error, and a
  * `RemoteDeliveryFailed` event; an ask rejects with a
  * `RemoteDeliveryError`. Internal to the module.
@@ -31,7 +37,7 @@ import {
   remoteReason,
 } from "./remote_delivery.ts";
 import { mayRetry, type RetrySettings } from "./retry.ts";
-import type { HostStub, WireOutcome, WirePacket, WireTarget } from "./wire.ts";
+import type { HostStub, WireFrom, WireOutcome, WirePacket } from "./wire.ts";
 
 /** Tells per call at most. */
 const MAX_BATCH = 256;
@@ -54,20 +60,61 @@ export interface Outgoing {
   readonly ask?: AskWaiter;
   /** Sent in a call of its own (its batch could not be serialized). */
   alone?: boolean;
+  /** A tell's number, and the incarnation it is numbered in (numbered tells only). */
+  seq?: number;
+  incarnation?: string;
 }
+
+/** Where a channel keeps the tells it has not delivered yet (the sending object's storage). */
+export interface OutboxStore {
+  put(key: string, value: unknown): Promise<void>;
+  delete(key: string): Promise<unknown>;
+}
+
+/** What a channel stored for tells of one turn: under `key`, up to number `last`. */
+export interface OutboxChunk {
+  readonly key: string;
+  readonly incarnation: string;
+  readonly last: number;
+}
+
+/** The storage keys of outboxes start with this. */
+export const OUTBOX_PREFIX = "understudy/outbox/";
 
 /** One RPC call and its attempts. */
 interface Call {
   readonly items: Outgoing[];
+  /** The number of the first tell (tells only). */
+  readonly first: number;
   attempts: number;
+}
+
+/** A random id of 128 bits, as 32 hex digits. Internal to the module. */
+export function randomId(): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(16));
+  let id = "";
+  for (const byte of bytes) id += byte.toString(16).padStart(2, "0");
+  return id;
 }
 
 /** The way to one Durable Object. */
 export class Channel {
   readonly #system: ActorSystem;
   readonly #namespace: DurableObjectNamespaceLike;
-  readonly #target: WireTarget;
+  readonly #binding: string;
+  readonly #name: string;
+  readonly #outbox: OutboxStore | undefined;
+  /** Numbered tells not stored yet: stored before the next call leaves. */
+  #unsaved: Outgoing[] = [];
+  /** What is stored and not yet delivered or given up, in order. */
+  #chunks: OutboxChunk[] = [];
+  /** Incarnations of this object's earlier lives whose tells this way still carries. */
+  readonly #older = new Set<string>();
   readonly #settings: RetrySettings;
+  /** Who this way is from, as the calling host knows itself; `null` if it does not. */
+  readonly #from: WireFrom | null;
+  /** The number the next tell gets. */
+  #nextSeq = 1;
   #stub: HostStub | undefined = undefined;
   #queue: Outgoing[] = [];
   /** A batch of tells is out or waiting for its retry. */
@@ -77,18 +124,53 @@ export class Channel {
   /** Retry timers, with the call each will make again. */
   readonly #waits = new Map<unknown, Call>();
   readonly #pump = (): void => this.#drain();
+  readonly #saver = (): void => this.#save();
 
   constructor(
     system: ActorSystem,
     namespace: DurableObjectNamespaceLike,
-    target: WireTarget,
+    binding: string,
+    name: string,
     settings: RetrySettings,
+    self: readonly [binding: string, name: string] | undefined,
+    outbox?: OutboxStore,
   ) {
     this.#system = system;
     this.#namespace = namespace;
-    this.#target = target;
+    this.#binding = binding;
+    this.#name = name;
+    this.#outbox = self === undefined ? undefined : outbox;
     this.#settings = settings;
+    this.#from = self === undefined ? null : [self[0], self[1], randomId()];
   }
+
+  /** This way's incarnation, if it has an identity to number tells by. */
+  get incarnation(): string | undefined {
+    return this.#from?.[2];
+  }
+
+  /** Whether tells numbered in `incarnation` go this way (this life's, or an earlier one's recovered). */
+  speaksFor(incarnation: string): boolean {
+    return incarnation === this.#from?.[2] || this.#older.has(incarnation);
+  }
+
+  /**
+   * Takes back tells an earlier life of this object stored and did not
+   * deliver: they go first, in their own incarnation and numbers, so that
+   * the receiver drops those it already took.
+   */
+  recover(items: Outgoing[], chunks: OutboxChunk[]): void {
+    for (const chunk of chunks) this.#older.add(chunk.incarnation);
+    this.#chunks.unshift(...chunks);
+    this.#queue.unshift(...items);
+    if (!this.#busy && !this.#pumpQueued) {
+      this.#pumpQueued = true;
+      queueMicrotask(this.#pump);
+    }
+  }
+
+  /** Stubs made so far (1 after the first call, one more after each failed call). */
+  stubs = 0;
 
   /** Nothing queued, out or waiting. */
   get idle(): boolean {
@@ -101,11 +183,92 @@ export class Channel {
       this.#giveUp(item, new Error("the sending actor host was reset"), 0);
       return;
     }
+    const from = this.#from;
+    if (from !== null && item.ask === undefined) {
+      item.seq = this.#nextSeq++;
+      item.incarnation = from[2];
+      if (this.#outbox !== undefined) {
+        // Stored at the end of this turn, whether or not a call leaves now.
+        if (this.#unsaved.length === 0) queueMicrotask(this.#saver);
+        this.#unsaved.push(item);
+      }
+    }
     this.#queue.push(item);
     if (!this.#busy && !this.#pumpQueued) {
       this.#pumpQueued = true;
       queueMicrotask(this.#pump);
     }
+  }
+
+  /**
+   * Stores the tells not stored yet, in the turn they were told: the
+   * output gate holds the call that carries them until the write is
+   * durable, so a tell that left was stored. One that cannot be stored
+   * (structured clone refuses it) is not; RPC refuses it too.
+   */
+  #save(): void {
+    const items = this.#unsaved;
+    const outbox = this.#outbox;
+    if (items.length === 0 || outbox === undefined) return;
+    this.#unsaved = [];
+    const chunk = (part: Outgoing[]) => {
+      const incarnation = part[0].incarnation!;
+      const key =
+        `${OUTBOX_PREFIX}${this.#binding}/${this.#name}/${incarnation}/${
+          String(part[0].seq).padStart(15, "0")
+        }`;
+      outbox.put(key, {
+        binding: this.#binding,
+        name: this.#name,
+        incarnation,
+        entries: part.map((item) => [item.seq, item.packet]),
+      }).catch(() => {});
+      this.#chunks.push({ key, incarnation, last: part[part.length - 1].seq! });
+    };
+    try {
+      chunk(items);
+    } catch {
+      for (const item of items) {
+        try {
+          chunk([item]);
+        } catch {
+          // Not storable: RPC will refuse it as well (a dead letter).
+        }
+      }
+    }
+  }
+
+  /** Tells up to `last` of `incarnation` were delivered or given up: their stored copies go. */
+  #settle(incarnation: string | undefined, last: number): void {
+    const outbox = this.#outbox;
+    if (outbox === undefined || incarnation === undefined) return;
+    this.#chunks = this.#chunks.filter((chunk) => {
+      if (chunk.incarnation !== incarnation || chunk.last > last) return true;
+      outbox.delete(chunk.key).catch(() => {});
+      return false;
+    });
+  }
+
+  /** Who this way is from (`null` if the host does not know itself). */
+  get from(): WireFrom | null {
+    return this.#from;
+  }
+
+  /**
+   * A call of its own (not queued, not retried) on this way's stub; after
+   * an error, the next call takes a fresh stub.
+   */
+  invoke<R>(call: (stub: HostStub) => Promise<R>): Promise<R> {
+    let result: Promise<R>;
+    try {
+      result = Promise.resolve(call(this.#stubNow()));
+    } catch (error) {
+      result = Promise.reject(error);
+    }
+    return result.catch((error) => {
+      this.#stub = undefined;
+      throw error;
+    });
   }
 
   /** The system's clock, for ask deadlines. */
@@ -130,36 +293,48 @@ export class Channel {
     const queued = this.#queue;
     this.#queue = [];
     for (const item of queued) this.#giveUp(item, reason, 0);
+    // Given up: nothing stored is to be sent again.
+    this.#unsaved = [];
+    for (const chunk of this.#chunks) {
+      this.#outbox?.delete(chunk.key).catch(() => {});
+    }
+    this.#chunks = [];
   }
 
   #drain(): void {
     this.#pumpQueued = false;
+    this.#save();
     while (!this.#busy && !this.#closed && this.#queue.length > 0) {
       const head = this.#queue[0];
       if (head.ask !== undefined) {
         this.#queue.shift();
-        this.#call({ items: [head], attempts: 0 });
+        this.#call({ items: [head], first: 0, attempts: 0 });
         continue;
       }
       let n = 1;
       if (!head.alone) {
+        // One call carries consecutive numbers of one incarnation.
         const queue = this.#queue;
         while (
           n < MAX_BATCH && n < queue.length && queue[n].ask === undefined &&
-          !queue[n].alone
+          !queue[n].alone && queue[n].incarnation === head.incarnation &&
+          (head.seq === undefined || queue[n].seq === head.seq + n)
         ) n++;
       }
       this.#busy = true;
-      this.#call({ items: this.#queue.splice(0, n), attempts: 0 });
+      this.#call({
+        items: this.#queue.splice(0, n),
+        first: head.seq ?? 0,
+        attempts: 0,
+      });
     }
   }
 
   #stubNow(): HostStub {
     if (this.#stub === undefined) {
       const namespace = this.#namespace;
-      this.#stub = namespace.get(
-        namespace.idFromName(this.#target[1]),
-      ) as HostStub;
+      this.#stub = namespace.get(namespace.idFromName(this.#name)) as HostStub;
+      this.stubs++;
     }
     return this.#stub;
   }
@@ -171,15 +346,21 @@ export class Channel {
       const stub = this.#stubNow();
       const ask = call.items[0].ask;
       if (ask === undefined) {
+        const from = this.#from;
+        const incarnation = call.items[0].incarnation;
         result = stub.understudyDeliver(
+          from === null || incarnation === undefined ||
+            incarnation === from[2]
+            ? from
+            : [from[0], from[1], incarnation],
+          call.first,
           call.items.map((item) => item.packet),
-          this.#target,
         );
       } else {
         const remaining = Math.max(1, Math.ceil(ask.deadline - this.now()));
         result = stub.understudyAsk(
+          this.#from,
           call.items[0].packet,
-          this.#target,
           Math.min(remaining, ask.timeoutMs),
         );
       }
@@ -197,12 +378,16 @@ export class Channel {
     if (first.ask !== undefined) {
       settleAsk(first, value);
     } else {
+      this.#settle(first.incarnation, call.items[call.items.length - 1].seq!);
       this.#busy = false;
       this.#drain();
     }
   }
 
   #failed(call: Call, error: unknown): void {
+    // Whatever the error, the next call (a retry, or the next batch) takes
+    // a fresh stub.
+    this.#stub = undefined;
     const items = call.items;
     const ask = items[0].ask;
     if (
@@ -222,8 +407,6 @@ export class Channel {
       delayMs !== undefined &&
       (ask === undefined || this.now() + delayMs < ask.deadline)
     ) {
-      // A failed stub may stay broken: the retry takes a fresh one.
-      this.#stub = undefined;
       // On the system's scheduler: a test's manual clock moves the waits too.
       const timer = this.#system.scheduler.setTimeout(() => {
         this.#waits.delete(timer);
@@ -234,6 +417,7 @@ export class Channel {
     }
     for (const item of items) this.#giveUp(item, error, call.attempts);
     if (ask === undefined) {
+      this.#settle(items[0].incarnation, items[items.length - 1].seq ?? 0);
       this.#busy = false;
       this.#drain();
     }
@@ -242,9 +426,15 @@ export class Channel {
   /** The wait before retrying `call`, or `undefined` if it is not retried. */
   #retryDelay(call: Call, error: unknown): number | undefined {
     const settings = this.#settings;
+    if (this.#closed || call.attempts >= settings.maxAttempts) return undefined;
+    // A numbered batch of tells may be sent again whatever happened to the
+    // first (the receiver drops copies), so a reset object's error, which
+    // is not marked retryable, is retried too: on the fresh stub.
+    const numbered = call.items[0].ask === undefined && this.#from !== null;
     if (
-      this.#closed || call.attempts >= settings.maxAttempts ||
-      !mayRetry(settings, error, call.attempts)
+      !mayRetry(settings, error, call.attempts) &&
+      !(numbered && isFlagged(error, "durableObjectReset") &&
+        !isFlagged(error, "overloaded"))
     ) return undefined;
     // A broken policy (a throw, NaN, a negative delay) gives up the call
     // rather than retrying at once or jamming the channel.
@@ -292,6 +482,14 @@ function settleAsk(item: Outgoing, value: unknown): void {
     ask.reject(new AskTimeoutError(item.recipient.path, ask.timeoutMs));
   } else {
     ask.reject(new UndeliveredError(item.recipient.path, String(outcome[1])));
+  }
+}
+
+function isFlagged(error: unknown, flag: string): boolean {
+  try {
+    return (error as Record<string, unknown> | null)?.[flag] === true;
+  } catch {
+    return false;
   }
 }
 

@@ -12,32 +12,31 @@ import type { ActorRef, AskOptions } from "../runtime/actor_ref.ts";
 import { readAskOptions } from "../runtime/ask.ts";
 import type { Channel } from "./channel.ts";
 import { type RemoteAddress, RemoteRef } from "./remote_ref.ts";
-import type { WirePacket } from "./wire.ts";
 
-/** How a remote ref turns a sender into an address. */
-export interface SenderAddresser {
-  /** `[binding, name, path]` to reply to `sender`, or `undefined` if it cannot be replied to. */
-  addressOf(
-    sender: ActorRef<never> | undefined,
-  ): [string, string, string] | undefined;
+/** What a remote ref needs from its host. */
+export interface RefContext {
+  /** The path in this object to reply to `sender` at, or `undefined` if it cannot be replied to. */
+  addressOf(sender: ActorRef<never> | undefined): string | undefined;
+  /** `watcher` watches `ref`; returns what ends the watch. */
+  watch(watcher: ActorRef<never>, ref: ChannelRef<unknown>): () => void;
 }
 
 /** A remote ref whose messages go through a {@linkcode Channel}. */
 export class ChannelRef<T> extends RemoteRef<T> {
   readonly #address: RemoteAddress;
   readonly #channel: Channel;
-  readonly #addresser: SenderAddresser;
+  readonly #context: RefContext;
   readonly #path: string;
 
   constructor(
     address: RemoteAddress,
     channel: Channel,
-    addresser: SenderAddresser,
+    context: RefContext,
   ) {
     super();
     this.#address = address;
     this.#channel = channel;
-    this.#addresser = addresser;
+    this.#context = context;
     this.#path = `durable://${address.binding}/${
       encodeURIComponent(address.name)
     }${address.path}`;
@@ -47,18 +46,25 @@ export class ChannelRef<T> extends RemoteRef<T> {
     return this.#address;
   }
 
+  /** The way its messages go. */
+  get channel(): Channel {
+    return this.#channel;
+  }
+
+  watchRemote(watcher: ActorRef<never>): () => void {
+    return this.#context.watch(watcher, this as ChannelRef<unknown>);
+  }
+
   /** `durable://BINDING/object-name/actor/path`. */
   get path(): string {
     return this.#path;
   }
 
   tell(message: T, sender?: ActorRef<never>): void {
-    const from = this.#addresser.addressOf(sender);
+    const from = this.#context.addressOf(sender);
     const to = this.#address.path;
     this.#channel.send({
-      packet: from === undefined
-        ? [to, message]
-        : [to, message, from[0], from[1], from[2]] as WirePacket,
+      packet: from === undefined ? [to, message] : [to, message, from],
       message,
       sender,
       recipient: this as ActorRef<never>,

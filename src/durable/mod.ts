@@ -5,6 +5,12 @@
  * Actors on Cloudflare Durable Objects: one actor system per object, and
  * refs to actors in other objects that `tell` and `ask` over the platform's
  * RPC, retrying what the platform marks retryable with a backoff policy.
+ * A ref heals after any error (a fresh stub); tells are numbered, and the
+ * receiver keeps its high-water mark in storage, so that a tell is taken
+ * once across the eviction of either side; `watchRemote` tells a watcher
+ * when the actor, or its object, is gone; only exposed actors are
+ * reachable, from a sender the library vouches for, as `authorize` and
+ * the host's `limits` allow. See docs/edge-refs.md.
  *
  * - {@linkcode withActors}: a Durable Object base class whose objects each
  *   host an actor system ({@linkcode ActorHost}), created on first use and
@@ -15,8 +21,13 @@
  *   attempt, is a dead letter with the error ({@linkcode RemoteDeliveryFailed}),
  *   and an `ask` rejects with a {@linkcode RemoteDeliveryError}.
  * - {@linkcode RemoteRetryOptions}: errors marked `retryable` are retried
- *   (at most 3 calls by default, full-jitter exponential waits); errors
- *   marked `overloaded`, and any other, are not.
+ *   (at most 3 calls by default, full-jitter exponential waits), and so is
+ *   a numbered batch of tells that met a reset object; errors marked
+ *   `overloaded`, and any other, are not.
+ * - {@linkcode RemoteTerminated}: what `RemoteRef.watchRemote` tells the
+ *   watcher, with the reason.
+ * - {@linkcode ExposeOptions} (`authorize`), {@linkcode RemoteRequest},
+ *   {@linkcode RemoteCaller}, {@linkcode ActorHostLimits}: who may come in.
  *
  * - Durability (`withActors(DurableObject, { durable: true })`, on a
  *   SQLite-backed class): the object's one alarm multiplexes every due time
@@ -74,15 +85,23 @@ export {
   type SenderRecord,
 } from "../patterns/durable_port.ts";
 export type {
+  ActorHostLimits,
+  ExposeOptions,
+  RemoteCaller,
+  RemoteRequest,
+} from "./door.ts";
+export type {
   DurableObjectBase,
   DurableObjectNamespaceLike,
   DurableObjectStateLike,
+  DurableObjectStorageLike,
 } from "./platform.ts";
 export {
   RemoteDeliveryError,
   RemoteDeliveryFailed,
 } from "./remote_delivery.ts";
 export { type RemoteAddress, RemoteRef } from "./remote_ref.ts";
+export { RemoteTerminated, type RemoteWatchOptions } from "./remote_watch.ts";
 export {
   defaultRemoteRetryPolicy,
   isRetryableDurableError,

@@ -41,9 +41,56 @@ export interface DurableObjectNamespaceLike {
 }
 
 /**
+ * A Durable Object's storage (`this.ctx.storage`), as far as this module
+ * uses it: the high-water marks of the tells it received. Cloudflare's
+ * `DurableObjectStorage` fits.
+ *
+ * @example Usage
+ * ```ts
+ * import type { DurableObjectStorageLike } from "@understudy/core/durable";
+ *
+ * const map = new Map<string, unknown>();
+ * const storage: DurableObjectStorageLike = {
+ *   get: (key) => Promise.resolve(map.get(key)),
+ *   put: (key, value) => Promise.resolve(void map.set(key, value)),
+ * };
+ * ```
+ */
+export interface DurableObjectStorageLike {
+  /**
+   * The value stored at `key`, or `undefined`.
+   *
+   * @param key The key.
+   */
+  get(key: string): Promise<unknown>;
+  /**
+   * Stores `value` at `key`. The platform's output gate holds back the
+   * object's replies until the write is durable, so it need not be awaited.
+   *
+   * @param key The key.
+   * @param value A structured-cloneable value.
+   */
+  put(key: string, value: unknown): Promise<void>;
+  /**
+   * Removes `key` (for the outbox).
+   *
+   * @param key The key.
+   */
+  delete?(key: string): Promise<unknown>;
+  /**
+   * The entries whose keys start with `prefix`, in key order (for the
+   * outbox).
+   *
+   * @param options The prefix.
+   */
+  list?(options: { prefix: string }): Promise<Map<string, unknown>>;
+}
+
+/**
  * A Durable Object's state (`this.ctx`), as far as this module uses it: its
  * id, whose `name` is the name it was reached by (when it was made by
- * `idFromName`). Cloudflare's `DurableObjectState` fits.
+ * `idFromName`), and its storage, if any. Cloudflare's `DurableObjectState`
+ * fits.
  *
  * @example Usage
  * ```ts
@@ -56,6 +103,15 @@ export interface DurableObjectNamespaceLike {
 export interface DurableObjectStateLike {
   /** The object's id. */
   readonly id: { readonly name?: string | undefined };
+  /** The object's storage: where received tells' high-water marks are kept (and the outbox). */
+  readonly storage?: DurableObjectStorageLike;
+  /**
+   * Runs `callback` while no event reaches the object (what `withActors`
+   * uses to read the outbox back before any call).
+   *
+   * @param callback What to run.
+   */
+  blockConcurrencyWhile?(callback: () => Promise<unknown>): Promise<unknown>;
 }
 
 /**

@@ -72,4 +72,39 @@ export abstract class RemoteRef<T> extends ActorRef<T> {
    * ```
    */
   abstract get address(): RemoteAddress;
+
+  /**
+   * `watcher` watches this actor: when it stops, when its object loses it
+   * (reset or evicted), or when its object cannot be reached past the
+   * host's `watch.unreachableAfterMs`, `watcher` is told a
+   * `RemoteTerminated` (a `Terminated`) saying why, once. Returns what
+   * ends the watch early; call it in the watcher's `postStop`. (This is
+   * the port `context.watch` would call for a ref that is not local.)
+   *
+   * @example Usage
+   * ```ts no-run: needs a Durable Object namespace, as in workerd
+   * import { Actor, type Terminated } from "@understudy/core";
+   * import type { RemoteRef } from "@understudy/core/durable";
+   *
+   * class Watcher extends Actor<Terminated> {
+   *   #unwatch = (): void => {};
+   *   constructor(readonly room: RemoteRef<string>) {
+   *     super();
+   *   }
+   *   override preStart(): void {
+   *     this.#unwatch = this.room.watchRemote(this.self);
+   *   }
+   *   onReceive(gone: Terminated): void {
+   *     this.log.warn(`${gone.ref.path} is gone`);
+   *   }
+   *   override postStop(): void {
+   *     this.#unwatch();
+   *   }
+   * }
+   * ```
+   *
+   * @param watcher The actor to tell.
+   * @returns Ends the watch (no `RemoteTerminated` comes after).
+   */
+  abstract watchRemote(watcher: ActorRef<never>): () => void;
 }

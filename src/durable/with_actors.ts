@@ -4,7 +4,7 @@
 /**
  * The Durable Object class helper: `withActors(DurableObject)` is a base
  * class whose objects each host one actor system (an {@linkcode ActorHost}
- * as `this.actors`) and answer the two RPC methods remote refs call.
+ * as `this.actors`) and answer the RPC methods remote refs call.
  *
  * @module
  */
@@ -40,20 +40,25 @@ export interface ActorHostObject {
   /**
    * RPC: told messages from another object's remote refs.
    *
+   * @param from Who calls: `[binding, name, incarnation]`, or `null`.
+   * @param first The number of the first message.
    * @param batch The messages.
-   * @param target Who the caller addressed.
    */
-  understudyDeliver(batch: unknown, target: unknown): void;
+  understudyDeliver(
+    from: unknown,
+    first: unknown,
+    batch: unknown,
+  ): Promise<void>;
   /**
    * RPC: an ask from another object's remote ref; resolves with the outcome.
    *
+   * @param from Who calls: `[binding, name, incarnation]`, or `null`.
    * @param packet The message.
-   * @param target Who the caller addressed.
    * @param timeoutMs How long to wait for the reply.
    */
   understudyAsk(
+    from: unknown,
     packet: unknown,
-    target: unknown,
     timeoutMs: unknown,
   ): Promise<unknown>;
   /**
@@ -64,6 +69,50 @@ export interface ActorHostObject {
    * @param alarmInfo What the platform passes (`retryCount`, `isRetry`).
    */
   alarm(alarmInfo?: unknown): Promise<void>;
+  /**
+   * RPC: whether this object is the caller `incarnation` of another
+   * object's way to `binding/name` (how a callee confirms who calls).
+   *
+   * @param incarnation The incarnation claimed.
+   * @param binding The asking object's binding.
+   * @param name The asking object's name.
+   */
+  understudyVouch(
+    incarnation: unknown,
+    binding: unknown,
+    name: unknown,
+  ): boolean;
+  /**
+   * RPC: another object watches the actor at `path` here.
+   *
+   * @param from Who calls.
+   * @param path The actor.
+   * @param watchId The watch's id.
+   */
+  understudyWatch(
+    from: unknown,
+    path: unknown,
+    watchId: unknown,
+  ): Promise<string | null>;
+  /**
+   * RPC: which of these watches this object no longer knows.
+   *
+   * @param watchIds The watches' ids.
+   */
+  understudyWatchCheck(watchIds: unknown): string[];
+  /**
+   * RPC: ends a watch kept here.
+   *
+   * @param watchId The watch's id.
+   */
+  understudyUnwatch(watchId: unknown): void;
+  /**
+   * RPC: an actor watched from here stopped.
+   *
+   * @param watchId The watch's id.
+   * @param reason Why.
+   */
+  understudyWatchEnded(watchId: unknown, reason: unknown): void;
 }
 
 /**
@@ -91,8 +140,7 @@ type AnyArgs = any[];
  * each object hosts one actor system. Override `createActors(system)` to
  * create the object's actors and expose those other objects may reach;
  * reach theirs with `this.actors.ref(binding, name, path)`. The RPC
- * methods `understudyDeliver` and `understudyAsk` are what remote refs
- * call (RPC on Durable Object stubs needs a compatibility date of
+ * methods named `understudy…` are what remote refs call (RPC on Durable Object stubs needs a compatibility date of
  * 2024-04-03 or later).
  *
  * @example A chat room object
@@ -132,14 +180,17 @@ export function withActors<B extends DurableObjectBase>(
 
     constructor(...args: AnyArgs) {
       super(...args);
+      const ctx = args[0] as DurableObjectStateLike;
       this.actors = new ActorHost(
-        args[0] as DurableObjectStateLike,
+        ctx,
         args[1] as object,
         { ...options, setup: (system) => this.createActors(system) },
       );
-      const ctx = args[0] as {
-        blockConcurrencyWhile?: (f: () => Promise<void>) => Promise<unknown>;
-      };
+      // Stored tells of an earlier life are read back before any call.
+      if (
+        options.outbox === true &&
+        typeof ctx?.blockConcurrencyWhile === "function"
+      ) ctx.blockConcurrencyWhile(() => this.actors.recover());
       // Activation before any event: the subclass's fields are set by the
       // time the callback runs (after its first await), and the actors
       // restore what they stored before any message reaches them.
@@ -153,16 +204,48 @@ export function withActors<B extends DurableObjectBase>(
 
     createActors(_system: ActorSystem): void {}
 
-    understudyDeliver(batch: unknown, target: unknown): void {
-      this.actors.deliver(batch, target);
+    understudyDeliver(
+      from: unknown,
+      first: unknown,
+      batch: unknown,
+    ): Promise<void> {
+      return this.actors.deliver(from, first, batch);
     }
 
     understudyAsk(
+      from: unknown,
       packet: unknown,
-      target: unknown,
       timeoutMs: unknown,
     ): Promise<unknown> {
-      return this.actors.ask(packet, target, timeoutMs);
+      return this.actors.ask(from, packet, timeoutMs);
+    }
+
+    understudyVouch(
+      incarnation: unknown,
+      binding: unknown,
+      name: unknown,
+    ): boolean {
+      return this.actors.vouch(incarnation, binding, name);
+    }
+
+    understudyWatch(
+      from: unknown,
+      path: unknown,
+      watchId: unknown,
+    ): Promise<string | null> {
+      return this.actors.watched(from, path, watchId);
+    }
+
+    understudyWatchCheck(watchIds: unknown): string[] {
+      return this.actors.watchCheck(watchIds);
+    }
+
+    understudyUnwatch(watchId: unknown): void {
+      this.actors.unwatched(watchId);
+    }
+
+    understudyWatchEnded(watchId: unknown, reason: unknown): void {
+      this.actors.watchEnded(watchId, reason);
     }
 
     alarm(alarmInfo?: unknown): Promise<void> {

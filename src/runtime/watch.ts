@@ -43,6 +43,43 @@ export class DeathWatch {
    * the message to deliver (TERMINATED for a plain `watch`).
    */
   watching: Map<Cell, unknown> | undefined = undefined;
+  /** Refs of other isolates this actor watches, each with how to end it. */
+  remote: Map<ActorRef<never>, () => void> | undefined = undefined;
+}
+
+/**
+ * A ref that can be watched across isolates (a Durable Object's
+ * `RemoteRef`): it tells the watcher a `Terminated` itself, and returns how
+ * to end the watch.
+ */
+export interface RemotelyWatchable {
+  watchRemote(watcher: ActorRef<never>): () => void;
+}
+
+/** Whether `ref` (not a local actor) can be watched across isolates. */
+export function isRemotelyWatchable(
+  ref: object,
+): ref is RemotelyWatchable {
+  return typeof (ref as Partial<RemotelyWatchable>).watchRemote === "function";
+}
+
+/** `watcher` watches `ref` in another isolate; watching it again does nothing. */
+export function addRemoteWatch(watcher: Cell, ref: RemotelyWatchable): void {
+  const own = watcher.ensureExtras().deathWatch ??= new DeathWatch();
+  const remote = own.remote ??= new Map();
+  const key = ref as unknown as ActorRef<never>;
+  if (!remote.has(key)) {
+    remote.set(key, ref.watchRemote(watcher as unknown as ActorRef<never>));
+  }
+}
+
+/** Ends `watcher`'s watch of a ref in another isolate, if any. */
+export function removeRemoteWatch(watcher: Cell, ref: ActorRef<never>): void {
+  const remote = watcher.extras?.deathWatch?.remote;
+  const end = remote?.get(ref);
+  if (end === undefined) return;
+  remote!.delete(ref);
+  end();
 }
 
 /**
@@ -115,4 +152,7 @@ export function announceTermination(cell: Cell): void {
   }
   own.watchers = undefined;
   own.watching = undefined;
+  const remote = own.remote;
+  own.remote = undefined;
+  for (const end of remote?.values() ?? []) end();
 }

@@ -85,6 +85,11 @@ export {
   flakyWorkers,
 } from "./flaky_endpoint.ts";
 export {
+  FlakyNamespace,
+  type FlakyNamespaceOptions,
+  type NamespaceLike,
+} from "./flaky_durable_object.ts";
+export {
   type ActorFaults,
   type FaultKind,
   type FaultyHook,

@@ -4,7 +4,7 @@
 // stand-ins, so that `deno check` can read the code) replaced by the real
 // `cloudflare:workers`. Not a test file itself.
 
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import * as esbuild from "esbuild";
@@ -59,13 +59,23 @@ export async function serveWorker(
   const dir = mkdtempSync(join(tmpdir(), "understudy-durable-"));
   try {
     writeFileSync(join(dir, "worker.js"), await bundleWorker(entry));
-    const worker = await startWorkerd(
-      join(dir, "config.capnp"),
-      capnpConfig({
-        modules: [{ name: "worker.js", path: "worker.js" }],
-        durableObjects: objects,
-      }),
+    // On disk, not in memory: an object's storage must outlive its
+    // eviction (in memory, ctx.abort() takes it too).
+    const store = join(dir, "store");
+    mkdirSync(store);
+    const config = capnpConfig({
+      modules: [{ name: "worker.js", path: "worker.js" }],
+      durableObjects: objects,
+    }).replace(
+      `durableObjectStorage = (inMemory = void)`,
+      `durableObjectStorage = (localDisk = "store")`,
+    ).replace(
+      `services = [(name = "main", worker = .worker)`,
+      `services = [(name = "main", worker = .worker), (name = "store", disk = (path = ${
+        JSON.stringify(store)
+      }, writable = true))`,
     );
+    const worker = await startWorkerd(join(dir, "config.capnp"), config);
     return {
       url: worker.url,
       output: worker.output,

@@ -7,6 +7,13 @@
 /** The part of `DurableObjectState` the test worker uses. */
 export interface DurableObjectState {
   readonly id: { readonly name?: string };
+  readonly storage: {
+    get(key: string): Promise<unknown>;
+    put(key: string, value: unknown): Promise<void>;
+    delete(key: string): Promise<boolean>;
+    list(options: { prefix: string }): Promise<Map<string, unknown>>;
+  };
+  blockConcurrencyWhile(callback: () => Promise<unknown>): Promise<unknown>;
   abort(reason?: string): void;
 }
 

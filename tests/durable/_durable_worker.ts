@@ -157,7 +157,7 @@ export class Keeper extends withActors(DurableObject, {
   /** Tells the actor at `path` each message. */
   send(messages: unknown[], path = "/user/sup"): void {
     for (const message of messages) {
-      this.actors.deliver([[path, message]], ["KEEPER", this.#name]);
+      void this.actors.deliver(null, 1, [[path, message]]);
     }
   }
 

@@ -13,18 +13,23 @@
 // The Worker's fetch handler calls any RPC method of any object:
 // POST / {"ns": "PEER", "name": "p1", "method": "counts", "args": []}.
 
-import { DurableObject } from "./_cloudflare_workers.ts";
+import {
+  DurableObject,
+  type DurableObjectState,
+} from "./_cloudflare_workers.ts";
 import {
   Actor,
   type ActorRef,
   type ActorSystem,
   DeadLetter,
   Props,
+  Terminated,
 } from "../../mod.ts";
 import { BackoffSupervisor } from "../../src/patterns/backoff_supervisor.ts";
 import {
   RemoteDeliveryError,
   RemoteDeliveryFailed,
+  RemoteTerminated,
   withActors,
 } from "../../src/durable/mod.ts";
 
@@ -122,15 +127,46 @@ function recordLosses(system: ActorSystem, losses: Losses): void {
   });
 }
 
+/** Peer objects whose actor system was created, by name (module state of the isolate). */
+const peerSystems = new Set<string>();
+
+/** What each watcher was told, by the Peer object's name (module state of the isolate). */
+const watchLog = new Map<
+  string,
+  { path: string; remote: boolean; reason: string }[]
+>();
+
+class Watcher extends Actor<unknown> {
+  constructor(
+    readonly entries: { path: string; remote: boolean; reason: string }[],
+  ) {
+    super();
+  }
+  onReceive(message: unknown): void {
+    if (message instanceof Terminated) {
+      this.entries.push({
+        path: message.ref.path,
+        remote: message instanceof RemoteTerminated,
+        reason: (message as RemoteTerminated).reason,
+      });
+    }
+  }
+}
+
 export class Peer extends withActors(DurableObject, {
   binding: "PEER",
   system: { logLevel: "warn" },
   retry: RETRY,
+  watch: { heartbeatMs: 100, unreachableAfterMs: 500 },
 }) {
   #peer!: ActorRef<PeerMessage>;
   readonly losses: Losses = { deadLetters: [], failures: [] };
 
+  #hidden: ActorRef<unknown> | undefined;
+
   override createActors(system: ActorSystem): void {
+    peerSystems.add(this.ctx.id.name!);
+    this.#hidden = undefined;
     recordLosses(system, this.losses);
     const refTo = (peer: string) =>
       this.actors.ref<PeerMessage>("PEER", peer, "/user/peer");
@@ -200,15 +236,88 @@ export class Peer extends withActors(DurableObject, {
   lossesSoFar(): Losses {
     return this.losses;
   }
+
+  /** A never-exposed actor of this object tells `message` to a remote actor (so it has sent a remote message). */
+  sendFromHidden(
+    ns: string,
+    target: string,
+    path: string,
+    message: unknown,
+  ): void {
+    this.actors.system;
+    this.#hidden ??= this.actors.system.actorOf(
+      Props.create(() => new Inbox(`${this.ctx.id.name!}/hidden`)),
+      "hidden",
+    );
+    this.actors.ref<unknown>(ns, target, path).tell(
+      message,
+      this.#hidden as ActorRef<never>,
+    );
+  }
+
+  /** What the hidden actor took. */
+  hiddenReceived(): unknown[] {
+    return ledger.get(`${this.ctx.id.name!}/hidden`) ?? [];
+  }
+
+  /** The names of the Peer objects whose actor system was created. */
+  systems(): string[] {
+    return [...peerSystems];
+  }
+
+  /** Evicts this object. */
+  evict(): void {
+    this.ctx.abort("evicted by the test");
+  }
+
+  /** A local actor watches the remote actor `ns/target/path`. */
+  watch(ns: string, target: string, path: string): void {
+    const name = this.ctx.id.name!;
+    let log = watchLog.get(name);
+    if (log === undefined) watchLog.set(name, log = []);
+    const watcher = this.actors.system.actorOf(
+      Props.create(() => new Watcher(log)),
+    );
+    this.actors.ref<unknown>(ns, target, path).watchRemote(
+      watcher as ActorRef<never>,
+    );
+  }
+
+  /** What this object's watchers were told. */
+  watchLog(): { path: string; remote: boolean; reason: string }[] {
+    return watchLog.get(this.ctx.id.name!) ?? [];
+  }
 }
 
 // ---------------------------------------------------------------- flaky
 
+/** Flaky objects constructed, by name, in this isolate: outlives the objects. */
+const constructions = new Map<string, number>();
+
+/** Every message each Flaky object's inbox took, by object name: outlives evictions (module state of the isolate). */
+const ledger = new Map<string, unknown[]>();
+
 class Inbox extends Actor<unknown> {
   readonly received: unknown[] = [];
+  constructor(readonly name: string) {
+    super();
+  }
   onReceive(message: unknown): void {
     if (message === "?") this.sender?.tell(this.received);
-    else this.received.push(message);
+    else {
+      this.received.push(message);
+      let taken = ledger.get(this.name);
+      if (taken === undefined) ledger.set(this.name, taken = []);
+      taken.push(message);
+    }
+  }
+}
+
+/** An actor that takes one message and then waits until released: what follows stays in its mailbox. */
+class Stuck extends Actor<unknown> {
+  static release: (() => void) | undefined;
+  onReceive(): Promise<void> {
+    return new Promise((resolve) => Stuck.release = resolve);
   }
 }
 
@@ -218,14 +327,46 @@ export class Flaky extends withActors(DurableObject, {
 }) {
   /** Calls still to fail, and how. */
   #failing = 0;
+  /** Delivery calls still to take and then fail. */
+  #losing = 0;
+
+  constructor(ctx: DurableObjectState, env: unknown) {
+    super(ctx, env);
+    constructions.set(ctx.id.name!, (constructions.get(ctx.id.name!) ?? 0) + 1);
+  }
   #overloaded = false;
   calls = 0;
   #inbox!: ActorRef<unknown>;
 
   override createActors(system: ActorSystem): void {
+    const name = this.ctx.id.name!;
     this.#inbox = this.actors.expose(
-      system.actorOf(Props.create(() => new Inbox()), "inbox"),
+      system.actorOf(Props.create(() => new Inbox(name)), "inbox"),
     );
+    this.actors.expose(
+      system.actorOf(Props.create(() => new Stuck()), "stuck"),
+    );
+    this.actors.expose(
+      system.actorOf(
+        Props.create(() => new Inbox(`${name}/guarded`)),
+        "guarded",
+      ),
+      {
+        authorize: ({ caller, kind }) =>
+          caller?.binding === "PEER" && caller.name.startsWith("friend") &&
+          kind === "tell",
+      },
+    );
+  }
+
+  /** Every message this object's inbox took, evictions included. */
+  ledger(suffix = ""): unknown[] {
+    return ledger.get(`${this.ctx.id.name!}${suffix}`) ?? [];
+  }
+
+  /** Releases the stuck actor. */
+  release(): void {
+    Stuck.release?.();
   }
 
   /** The next `times` calls fail, marked retryable (or overloaded). */
@@ -249,18 +390,59 @@ export class Flaky extends withActors(DurableObject, {
     }
   }
 
-  override understudyDeliver(batch: unknown, target: unknown): void {
+  override async understudyDeliver(
+    from: unknown,
+    first: unknown,
+    batch: unknown,
+  ): Promise<void> {
     this.#maybeFail();
-    super.understudyDeliver(batch, target);
+    await super.understudyDeliver(from, first, batch);
+    if (this.#losing > 0) {
+      // Taken, but the caller is told the call failed: as when the
+      // connection drops after the object received the call.
+      this.#losing--;
+      throw Object.assign(
+        new Error("Network connection lost (injected, after delivery)"),
+        {
+          retryable: true,
+        },
+      );
+    }
+  }
+
+  override understudyWatchCheck(watchIds: unknown): string[] {
+    this.#maybeFail();
+    return super.understudyWatchCheck(watchIds);
+  }
+
+  /** Stops the inbox actor. */
+  stopInbox(): void {
+    this.actors.system.stop(this.#inbox as ActorRef<never>);
   }
 
   override understudyAsk(
+    from: unknown,
     packet: unknown,
-    target: unknown,
     timeoutMs: unknown,
   ): Promise<unknown> {
     this.#maybeFail();
-    return super.understudyAsk(packet, target, timeoutMs);
+    return super.understudyAsk(from, packet, timeoutMs);
+  }
+
+  /** The next `times` delivery calls are taken, then fail as if the reply was lost. */
+  loseRepliesOfNext(times: number): void {
+    this.#losing = times;
+    this.calls = 0;
+  }
+
+  /** Evicts this object (its memory goes; its storage stays). */
+  evict(): void {
+    this.ctx.abort("evicted by the test");
+  }
+
+  /** How many times this object (by name) was constructed in this isolate. */
+  constructions(): number {
+    return constructions.get(this.ctx.id.name!) ?? 0;
   }
 
   async state(): Promise<{ calls: number; received: unknown[] }> {
@@ -408,3 +590,114 @@ export default {
     }
   },
 };
+
+// ---------------------------------------------------------------- outbox
+
+/** Sends through refs whose undelivered tells are kept in its storage. */
+export class Keeper extends withActors(DurableObject, {
+  binding: "KEEPER",
+  system: { logLevel: "off" },
+  retry: { maxAttempts: 100, policy: { delayFor: () => 50 } },
+  outbox: true,
+}) {
+  send(ns: string, target: string, path: string, messages: unknown[]): void {
+    const ref = this.actors.ref<unknown>(ns, target, path);
+    for (const message of messages) ref.tell(message);
+  }
+
+  readonly dead: string[] = [];
+  override createActors(system: ActorSystem): void {
+    system.eventStream.subscribe(DeadLetter, (d) => this.dead.push(d.reason));
+  }
+
+  /** Wakes the object (its outbox is read back when it is made); says what it gave up so far. */
+  wake(): string[] {
+    this.actors.system;
+    return this.dead;
+  }
+
+  /** How many stored calls wait in its outbox. */
+  async stored(): Promise<number> {
+    return (await this.ctx.storage.list({ prefix: "understudy/outbox/" })).size;
+  }
+
+  evict(): void {
+    this.ctx.abort("evicted by the test");
+  }
+}
+
+// ---------------------------------------------------------------- chaos
+
+/**
+ * What each chaos node's sink took, by receiver, then sender: the numbers
+ * in the order taken. Module state of the isolate, so it outlives the
+ * objects (an eviction resets an object, not the isolate).
+ */
+const taken: Record<string, Record<string, number[]>> = {};
+/** Tells each chaos node gave up (dead letters), by sender: outlives evictions. */
+const givenUp: Record<string, { to: string; seq: number; reason: string }[]> =
+  {};
+
+type ChaosMessage = { from: string; seq: number } | "flush";
+
+class Sink extends Actor<ChaosMessage> {
+  constructor(readonly me: string) {
+    super();
+  }
+  onReceive(message: ChaosMessage): void {
+    if (message === "flush") {
+      this.sender?.tell("flushed");
+      return;
+    }
+    const mine = taken[this.me] ??= {};
+    (mine[message.from] ??= []).push(message.seq);
+  }
+}
+
+export class ChaosNode extends withActors(DurableObject, {
+  binding: "CHAOS",
+  system: { logLevel: "off" },
+  retry: { maxAttempts: 8, policy: { delayFor: () => 5 } },
+}) {
+  override createActors(system: ActorSystem): void {
+    const me = this.ctx.id.name!;
+    this.actors.expose(
+      system.actorOf(Props.create(() => new Sink(me)), "sink"),
+    );
+    system.eventStream.subscribe(DeadLetter, (dead) => {
+      const message = dead.message as { seq?: number };
+      if (typeof message?.seq !== "number") return;
+      (givenUp[me] ??= []).push({
+        to: dead.recipient.path,
+        seq: message.seq,
+        reason: dead.reason,
+      });
+    });
+  }
+
+  /**
+   * Tells `to` the numbers `first` … `first + count - 1`, then asks it to
+   * flush: resolves once they were all delivered or given up (tells on one
+   * way go before a later ask).
+   */
+  async burst(to: string, first: number, count: number): Promise<string> {
+    const ref = this.actors.ref<ChaosMessage>("CHAOS", to, "/user/sink");
+    const me = this.ctx.id.name!;
+    for (let seq = first; seq < first + count; seq++) {
+      ref.tell({ from: me, seq });
+    }
+    try {
+      return await ref.ask<string>("flush", 5_000);
+    } catch (error) {
+      return `flush failed: ${String(error)}`;
+    }
+  }
+
+  evict(): void {
+    this.ctx.abort("evicted by the chaos test");
+  }
+
+  report(): { taken: typeof taken; givenUp: typeof givenUp } {
+    return { taken, givenUp };
+  }
+}

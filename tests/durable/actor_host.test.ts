@@ -1,8 +1,8 @@
 // Copyright 2026 the understudy authors. MIT license.
 // ActorHost and remote refs without the platform: a namespace of hosts in
-// one process, whose stubs clone each message (as RPC serializes it) and can
-// be told to fail. The real runtime is in workerd.test.ts; this file checks
-// what does not need it, in every runtime.
+// one process (_local_namespace.ts), whose stubs clone each message (as RPC
+// serializes it) and can be told to fail. The real runtime is in
+// workerd.test.ts; this file checks what does not need it, in every runtime.
 
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
@@ -14,33 +14,7 @@ import {
   RemoteRef,
   withActors,
 } from "../../src/durable/mod.ts";
-
-/** A namespace whose objects are ActorHosts in this process. */
-class LocalNamespace {
-  readonly hosts = new Map<string, ActorHost>();
-  /** Errors the next calls reject with, one each. */
-  readonly failures: unknown[] = [];
-  calls = 0;
-  idFromName(name: string): string {
-    return name;
-  }
-  get(id: unknown) {
-    const host = () => this.hosts.get(id as string)!;
-    const attempt = <R>(run: () => R): Promise<R> => {
-      this.calls++;
-      const failure = this.failures.shift();
-      if (failure !== undefined) return Promise.reject(failure);
-      return Promise.resolve().then(run);
-    };
-    return {
-      understudyDeliver: (batch: unknown, target: unknown) =>
-        attempt(() => host().deliver(structuredClone(batch), target)),
-      understudyAsk: (packet: unknown, target: unknown, timeoutMs: unknown) =>
-        attempt(() => host().ask(structuredClone(packet), target, timeoutMs))
-          .then((outcome) => structuredClone(outcome)),
-    };
-  }
-}
+import { LocalNamespace, localNamespace } from "./_local_namespace.ts";
 
 class Recorder extends Actor<unknown> {
   constructor(readonly seen: unknown[]) {
@@ -62,33 +36,31 @@ const overloaded = () =>
 const quick = { maxAttempts: 3, policy: { delayFor: () => 1 } };
 
 function pair(retry: object = quick) {
-  const ns = new LocalNamespace();
-  const env = { NODE: ns };
   const seen: unknown[] = [];
-  const a = new ActorHost({ id: { name: "a" } }, env, {
-    binding: "NODE",
+  const ns = localNamespace("NODE", (name) => ({
     system: { logLevel: "off" },
     retry,
-  });
-  const b = new ActorHost({ id: { name: "b" } }, env, {
-    binding: "NODE",
-    system: { logLevel: "off" },
-    setup: (system, host) => {
-      host.expose(
-        system.actorOf(Props.create(() => new Recorder(seen)), "recorder"),
-      );
-    },
-  });
-  ns.hosts.set("a", a);
-  ns.hosts.set("b", b);
+    setup: name === "b"
+      ? (system, host) => {
+        host.expose(
+          system.actorOf(Props.create(() => new Recorder(seen)), "recorder"),
+        );
+      }
+      : undefined,
+  }));
+  const a = ns.host("a");
+  const b = ns.host("b");
   const dead: DeadLetter[] = [];
   const failed: RemoteDeliveryFailed[] = [];
   a.system.eventStream.subscribe(DeadLetter, (d) => dead.push(d));
   a.system.eventStream.subscribe(RemoteDeliveryFailed, (f) => failed.push(f));
   const ref = a.ref<unknown>("NODE", "b", "/user/recorder");
+  // Twice: a call still on its way (being vouched for) when the first
+  // reset ran starts a fresh system, as any later call would.
   const done = async () => {
-    await a.reset();
-    await b.reset();
+    for (const host of ns.hosts.values()) await host.reset();
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    for (const host of ns.hosts.values()) await host.reset();
   };
   return { ns, a, b, seen, dead, failed, ref, done };
 }
@@ -280,12 +252,13 @@ describe("durable: ActorHost and remote refs", () => {
       }
     }
     const room = new Room({ id: { name: "lobby" } }, {});
-    room.understudyDeliver([["/user/room", "hi"]], ["ROOM", "lobby"]);
+    await room.understudyDeliver(null, 1, [["/user/room", "hi"]]);
     assert.deepEqual(
-      await room.understudyAsk(["/user/room", "?"], ["ROOM", "lobby"], 1_000),
+      await room.understudyAsk(null, ["/user/room", "?"], 1_000),
       [0, 1],
     );
-    assert.deepEqual(room.actors.address, { binding: "ROOM", name: "lobby" });
+    assert.equal(room.understudyVouch("0123", "ROOM", "x"), false);
+    assert.equal(room.actors.address, undefined, "no binding option");
     await room.actors.reset();
   });
 });

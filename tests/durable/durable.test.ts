@@ -559,7 +559,7 @@ describe("durable: ActorHost's durable option", () => {
     const host1 = object(storage, wall, s1, setup);
     await host1.activate();
     await s1.timePasses(0);
-    host1.deliver([["/user/sup", "a"]], ["O", "o"]);
+    void host1.deliver(null, 1, [["/user/sup", "a"]]);
     await s1.timePasses(0);
     assert.equal(storage.alarm, 1_000, "the respawn wakes the object");
     wall.now = 1_000;
@@ -567,7 +567,7 @@ describe("durable: ActorHost's durable option", () => {
     const host2 = object(storage, wall, s2, setup);
     await host2.activate();
     await host2.alarm();
-    host2.deliver([["/user/sup", "b"]], ["O", "o"]);
+    void host2.deliver(null, 1, [["/user/sup", "b"]]);
     await s2.timePasses(0);
     assert.deepEqual(seen, ["a", "b"]);
     assert.equal(starts.count, 2);

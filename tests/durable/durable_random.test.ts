@@ -177,7 +177,7 @@ async function run(seed: number): Promise<void> {
     const roll = random.int(0, 9);
     if (roll <= 3) {
       seq++;
-      host.deliver([["/user/sup", seq], ["/user/sender", seq]], ["O", "o"]);
+      void host.deliver(null, 1, [["/user/sup", seq], ["/user/sender", seq]]);
       await scheduler.timePasses(0);
     } else if (roll === 4) {
       const at = world.wall + random.int(0, 500);

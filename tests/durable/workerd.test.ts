@@ -75,6 +75,7 @@ describe("durable: actors in Durable Objects, in workerd", () => {
       PEER: "Peer",
       FLAKY: "Flaky",
       TICKER: "Ticker",
+      KEEPER: "Keeper",
     });
   });
 
@@ -369,5 +370,290 @@ describe("durable: actors in Durable Objects, in workerd", () => {
       "the new system's timers run",
     );
     await call("TICKER", "t-evict", "reset");
+  });
+
+  // ------------------------------------------------ refs that heal, once
+
+  it("a ref to an object that was evicted heals: later tells from the same ref are delivered", async () => {
+    await call("FLAKY", "heal", "failNext", 0, false);
+    await call("PEER", "healer", "send", "FLAKY", "heal", "/user/inbox", [
+      "before",
+    ]);
+    await eventually(
+      () => call<unknown[]>("FLAKY", "heal", "ledger"),
+      (l) => l.length >= 1,
+    );
+    await assert.rejects(call("FLAKY", "heal", "evict"), /evicted/);
+    for (let i = 1; i <= 10; i++) {
+      await call("PEER", "healer", "send", "FLAKY", "heal", "/user/inbox", [
+        `after-${i}`,
+      ]);
+      await sleep(20);
+    }
+    const ledger = await eventually(
+      () => call<unknown[]>("FLAKY", "heal", "ledger"),
+      (l) => l.includes("after-10"),
+    );
+    const losses = await call<Losses>("PEER", "healer", "lossesSoFar");
+    const after = ledger.filter((m) => String(m).startsWith("after-"));
+    // The first tell after the eviction meets the old, broken stub (an
+    // error marked durableObjectReset): sent again on a fresh one.
+    assert.deepEqual(
+      after,
+      Array.from({ length: 10 }, (_, i) => `after-${i + 1}`),
+      `dead letters: ${JSON.stringify(losses.deadLetters)}`,
+    );
+    assert.deepEqual(losses.deadLetters, []);
+  });
+
+  it("a retried call whose first reply was lost is not taken twice (ids per sender, copies dropped)", async () => {
+    await call("FLAKY", "once", "loseRepliesOfNext", 1);
+    await call("PEER", "sender-once", "send", "FLAKY", "once", "/user/inbox", [
+      "one",
+      "two",
+    ]);
+    await eventually(
+      () => call<{ calls: number }>("FLAKY", "once", "state"),
+      (s) => s.calls >= 2,
+    );
+    await sleep(100);
+    assert.deepEqual(await call("FLAKY", "once", "ledger"), ["one", "two"]);
+    const state = await call<{ calls: number }>("FLAKY", "once", "state");
+    assert.equal(state.calls, 2, "taken, reply lost, retried once");
+    const losses = await call<Losses>("PEER", "sender-once", "lossesSoFar");
+    assert.deepEqual(losses.deadLetters, []);
+  });
+
+  it("the high-water mark is in the receiver's storage: a copy sent after the receiver was evicted is dropped", async () => {
+    await call("PEER", "mark-sender", "send", "FLAKY", "mark", "/user/inbox", [
+      "m1",
+      "m2",
+    ]);
+    await eventually(
+      () => call<unknown[]>("FLAKY", "mark", "ledger"),
+      (l) => l.length >= 2,
+    );
+    await assert.rejects(call("FLAKY", "mark", "evict"), /evicted/);
+    // The sender's way is alive; its incarnation is what the receiver stored.
+    await call("FLAKY", "mark", "loseRepliesOfNext", 1);
+    await call("PEER", "mark-sender", "send", "FLAKY", "mark", "/user/inbox", [
+      "m3",
+    ]);
+    await eventually(
+      () => call<unknown[]>("FLAKY", "mark", "ledger"),
+      (l) => l.length >= 3,
+    );
+    await assert.rejects(call("FLAKY", "mark", "evict"), /evicted/);
+    await call("PEER", "mark-sender", "send", "FLAKY", "mark", "/user/inbox", [
+      "m4",
+    ]);
+    const ledger = await eventually(
+      () => call<unknown[]>("FLAKY", "mark", "ledger"),
+      (l) => l.includes("m4"),
+    );
+    await sleep(100);
+    assert.deepEqual(
+      await call("FLAKY", "mark", "ledger"),
+      ["m1", "m2", "m3", "m4"],
+      `taken once each across two evictions (was ${JSON.stringify(ledger)}; ${
+        JSON.stringify(await call("PEER", "mark-sender", "lossesSoFar"))
+      })`,
+    );
+  });
+
+  // ------------------------------------------------------- closed doors
+
+  it("an actor never exposed is not reachable, even after it sent a remote message", async () => {
+    await call(
+      "PEER",
+      "door",
+      "sendFromHidden",
+      "FLAKY",
+      "door-target",
+      "/user/inbox",
+      "hello",
+    );
+    await eventually(
+      () => call<unknown[]>("FLAKY", "door-target", "ledger"),
+      (l) => l.length >= 1,
+    );
+    // Anyone holding a stub: the Worker's fetch, calling the RPC method.
+    await call("PEER", "door", "understudyDeliver", null, 1, [[
+      "/user/hidden",
+      "intruder",
+    ]]);
+    const outcome = await call<unknown[]>(
+      "PEER",
+      "door",
+      "understudyAsk",
+      null,
+      ["/user/hidden", "?"],
+      1_000,
+    );
+    assert.equal(outcome[0], 2);
+    assert.match(String(outcome[1]), /no actor exposed at \/user\/hidden/);
+    await sleep(50);
+    assert.deepEqual(await call("PEER", "door", "hiddenReceived"), []);
+  });
+
+  it("the sender a callee sees is vouched for: 50 claimed senders reach no actor and start no object's actors", async () => {
+    const before = new Set(await call<string[]>("PEER", "p1", "systems"));
+    const refused: string[] = [];
+    for (let i = 0; i < 50; i++) {
+      try {
+        await call(
+          "FLAKY",
+          "claims",
+          "understudyDeliver",
+          [
+            "PEER",
+            `claimed-${i}`,
+            "0123456789abcdef0123456789abcdef",
+          ],
+          1,
+          [["/user/inbox", "?", "/user/peer"]],
+        );
+      } catch (error) {
+        refused.push(String(error));
+      }
+    }
+    assert.equal(refused.length, 50);
+    assert.match(
+      refused[0],
+      /claims to be PEER\/claimed-0, which does not vouch for it/,
+    );
+    await sleep(100);
+    const after = await call<string[]>("PEER", "p1", "systems");
+    assert.deepEqual(
+      after.filter((name) => !before.has(name) && name.startsWith("claimed-")),
+      [],
+      "no reply went to a claimed sender",
+    );
+    assert.deepEqual(await call("FLAKY", "claims", "ledger"), []);
+  });
+
+  it("authorize: an exposed actor takes only what its hook allows, seeing the vouched caller", async () => {
+    await call("PEER", "friend-1", "send", "FLAKY", "guard", "/user/guarded", [
+      "from a friend",
+    ]);
+    await call("PEER", "stranger", "send", "FLAKY", "guard", "/user/guarded", [
+      "from a stranger",
+    ]);
+    await call("FLAKY", "guard", "understudyDeliver", null, 1, [[
+      "/user/guarded",
+      "from a raw stub",
+    ]]);
+    await eventually(
+      () => call<unknown[]>("FLAKY", "guard", "ledger", "/guarded"),
+      (l) => l.length >= 1,
+    );
+    await sleep(100);
+    assert.deepEqual(await call("FLAKY", "guard", "ledger", "/guarded"), [
+      "from a friend",
+    ]);
+  });
+
+  it("limits: a batch past maxBatch, and a flood past maxQueued, are refused with a clear error", async () => {
+    const big = Array.from({ length: 2_000 }, (_, i) => ["/user/inbox", i]);
+    await assert.rejects(
+      call("FLAKY", "limits", "understudyDeliver", null, 1, big),
+      /RangeError.*a batch of 2000 messages is more than limits\.maxBatch \(1024\)/,
+    );
+    const batch = Array.from(
+      { length: 1_000 },
+      (_, i) => ["/user/stuck", "x".repeat(1_000) + i],
+    );
+    let accepted = 0;
+    let refusal = "";
+    for (let i = 0; i < 15 && refusal === ""; i++) {
+      try {
+        await call("FLAKY", "limits", "understudyDeliver", null, 1, batch);
+        accepted++;
+      } catch (error) {
+        refusal = String(error);
+      }
+    }
+    assert.equal(
+      accepted,
+      10,
+      "10,000 messages queue; the next call is refused",
+    );
+    assert.match(
+      refusal,
+      /\/user\/stuck has 9999 messages waiting; 1000 more would be more than limits\.maxQueued \(10000\)/,
+    );
+    await call("FLAKY", "limits", "release");
+  });
+
+  // -------------------------------------------------------------- watch
+
+  type WatchEntry = { path: string; remote: boolean; reason: string };
+
+  it("watch on a remote ref: Terminated when the actor stops, when its object is evicted, and when it cannot be reached past the deadline", async () => {
+    await call("FLAKY", "w-stop", "failNext", 0, false);
+    await call("FLAKY", "w-evict", "failNext", 0, false);
+    await call("FLAKY", "w-cut", "failNext", 0, false);
+    await call("PEER", "watcher", "watch", "FLAKY", "w-stop", "/user/inbox");
+    await call("PEER", "watcher", "watch", "FLAKY", "w-evict", "/user/inbox");
+    await call("PEER", "watcher", "watch", "FLAKY", "w-cut", "/user/inbox");
+    await call("PEER", "watcher", "watch", "FLAKY", "w-stop", "/user/nobody");
+    await sleep(300); // a few heartbeats: all but the last are alive
+    let log = await call<WatchEntry[]>("PEER", "watcher", "watchLog");
+    assert.deepEqual(log, [{
+      path: "durable://FLAKY/w-stop/user/nobody",
+      remote: true,
+      reason: "no actor exposed at /user/nobody in this object",
+    }]);
+
+    await call("FLAKY", "w-stop", "stopInbox");
+    await assert.rejects(call("FLAKY", "w-evict", "evict"), /evicted/);
+    await call("FLAKY", "w-cut", "failNext", 1_000, false);
+    log = await eventually(
+      () => call<WatchEntry[]>("PEER", "watcher", "watchLog"),
+      (l) => l.length >= 4,
+    );
+    await sleep(300); // once each: nothing more comes
+    log = await call<WatchEntry[]>("PEER", "watcher", "watchLog");
+    const byPath = Object.fromEntries(log.map((e) => [e.path, e]));
+    assert.equal(log.length, 4, JSON.stringify(log));
+    assert.deepEqual(byPath["durable://FLAKY/w-stop/user/inbox"], {
+      path: "durable://FLAKY/w-stop/user/inbox",
+      remote: true,
+      reason: "/user/inbox stopped",
+    });
+    assert.match(
+      byPath["durable://FLAKY/w-evict/user/inbox"].reason,
+      /no longer has it \(the object was reset or evicted\)/,
+    );
+    assert.match(
+      byPath["durable://FLAKY/w-cut/user/inbox"].reason,
+      /could not be reached for \d+ ms: Error: Network connection lost \(injected\) \(retryable\)/,
+    );
+    await call("FLAKY", "w-cut", "failNext", 0, false);
+  });
+
+  it("outbox: tells a sender had not delivered when it was evicted are sent by its next life, once", async () => {
+    await call("FLAKY", "kept", "failNext", 1_000, false);
+    await call("KEEPER", "k1", "send", "FLAKY", "kept", "/user/inbox", [
+      "k-one",
+      "k-two",
+    ]);
+    await sleep(100); // retried, refused: waiting in the outbox
+    assert.equal(await call("KEEPER", "k1", "stored"), 1);
+    await assert.rejects(call("KEEPER", "k1", "evict"), /evicted/);
+    await call("FLAKY", "kept", "failNext", 0, false);
+    assert.deepEqual(
+      await call("KEEPER", "k1", "wake"),
+      [],
+      "nothing given up",
+    );
+    const ledger = await eventually(
+      () => call<unknown[]>("FLAKY", "kept", "ledger"),
+      (l) => l.length >= 2,
+    );
+    await sleep(100);
+    assert.deepEqual(await call("FLAKY", "kept", "ledger"), ["k-one", "k-two"]);
+    assert.deepEqual(ledger.slice(0, 2), ["k-one", "k-two"]);
+    assert.equal(await call("KEEPER", "k1", "stored"), 0, "delivered: deleted");
   });
 });

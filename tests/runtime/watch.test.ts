@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import {
   Actor,
-  type ActorRef,
+  ActorRef,
   type ActorSystem,
   Props,
   Terminated,
@@ -267,6 +267,82 @@ describe("Death watch and termination", () => {
       await settle();
       await system.terminate();
       assert.deepEqual(dead.map((d) => d.message), []);
+    } finally {
+      await system.terminate();
+    }
+  });
+});
+
+describe("watch on a ref of another isolate (a Durable Object's RemoteRef)", () => {
+  /** A ref that watches for itself, as RemoteRef does, recording what it is asked. */
+  class RemoteLike extends ActorRef<string> {
+    readonly path = "/remote/room";
+    readonly watchers: ActorRef<never>[] = [];
+    ended = 0;
+    tell(): void {}
+    ask<R>(): Promise<R> {
+      return Promise.reject(new Error("not here"));
+    }
+    watchRemote(watcher: ActorRef<never>): () => void {
+      this.watchers.push(watcher);
+      return () => this.ended++;
+    }
+  }
+
+  it("context.watch hands the watcher to the ref's watchRemote once; unwatch and the watcher's stop end it", async () => {
+    const system = createSystem();
+    try {
+      const remote = new RemoteLike();
+      const gone: unknown[] = [];
+      class Watcher extends Actor<string | Terminated> {
+        override preStart(): void {
+          this.context.watch(remote);
+          this.context.watch(remote); // again: nothing more
+        }
+        onReceive(message: string | Terminated): void {
+          if (message === "unwatch") this.context.unwatch(remote as never);
+          else if (message === "watch") this.context.watch(remote);
+          else gone.push(message);
+        }
+      }
+      const watcher = system.actorOf(Props.create(() => new Watcher()), "w");
+      await settle();
+      assert.deepEqual(remote.watchers, [watcher]);
+      watcher.tell("unwatch");
+      await settle();
+      assert.equal(remote.ended, 1);
+      watcher.tell("watch");
+      await settle();
+      assert.equal(remote.watchers.length, 2);
+      // The remote side tells the watcher a Terminated itself.
+      watcher.tell(new Terminated(remote as never) as never);
+      await settle();
+      assert.equal(gone.length, 1);
+      system.stop(watcher);
+      await settle();
+      assert.equal(remote.ended, 2, "its stop ended the watch");
+    } finally {
+      await system.terminate();
+    }
+  });
+
+  it("watchWith on such a ref is refused, naming the ref", async () => {
+    const system = createSystem();
+    try {
+      const errors: unknown[] = [];
+      class Watcher extends Actor<string> {
+        override preStart(): void {
+          try {
+            this.context.watchWith(new RemoteLike(), "gone");
+          } catch (error) {
+            errors.push(error);
+          }
+        }
+        onReceive(): void {}
+      }
+      system.actorOf(Props.create(() => new Watcher()));
+      await settle();
+      assert.ok(errors[0] instanceof TypeError);
     } finally {
       await system.terminate();
     }

@@ -131,9 +131,12 @@ import {
 import { ActorTimers, type TimerScheduler, TimerTicket } from "../timers.ts";
 import { type Envelope, releaseUndelivered } from "../undelivered.ts";
 import {
+  addRemoteWatch,
   addWatch,
   announceTermination,
+  isRemotelyWatchable,
   openTerminated,
+  removeRemoteWatch,
   TERMINATED,
   type TerminatedNotice,
   unwatch,
@@ -488,6 +491,11 @@ export class ActorCell<T> extends ActorRef<T>
   /** Both ways of watching: only actors can be, and watching oneself does nothing. */
   #watch<R>(action: string, ref: ActorRef<R>, message: unknown): ActorRef<R> {
     if (!(ref instanceof ActorCell)) {
+      // A ref of another isolate's actor watches for itself (`watch` only).
+      if (message === TERMINATED && isRemotelyWatchable(ref)) {
+        addRemoteWatch(this.#cell, ref);
+        return ref;
+      }
       fail(
         action,
         "ref",
@@ -504,7 +512,7 @@ export class ActorCell<T> extends ActorRef<T>
   unwatch(ref: ActorRef<never>): void {
     if (ref instanceof ActorCell) {
       unwatch(this.#cell, ref as ActorCell<never>);
-    }
+    } else removeRemoteWatch(this.#cell, ref);
   }
 
   get receiveTimeout(): number | undefined {
