@@ -734,6 +734,7 @@ export class ActorCell<T> extends ActorRef<T>
         this.currentMessage = message.message;
         this.currentSender = undefined;
         this.flags |= TIMER_TURN;
+        if ((this.flags & INSPECTED) !== 0) this.#inspect(message.message);
         this.#receive(message.message);
         this.flags &= ~TIMER_TURN;
         return;
@@ -746,6 +747,7 @@ export class ActorCell<T> extends ActorRef<T>
         // its async handler holds it (taken when that ends).
         this.currentSender = sender as ActorRef<unknown> | undefined;
         this.flags |= TRACKED_TURN;
+        if ((this.flags & INSPECTED) !== 0) this.#inspect(message.message);
         this.#receive(message.message);
         if ((this.flags & TRACKED_TURN) !== 0) {
           this.flags &= ~TRACKED_TURN;
@@ -759,7 +761,18 @@ export class ActorCell<T> extends ActorRef<T>
       this.currentMessage = message;
     }
     this.currentSender = sender as ActorRef<unknown> | undefined;
+    if ((this.flags & INSPECTED) !== 0) this.#inspect(message);
     this.#receive(message);
+  }
+
+  /**
+   * An inspecting system's cell (which never takes the hand-off, so every
+   * message comes through #invoke) publishes what its handler gets next.
+   */
+  #inspect(message: unknown): void {
+    this.core.eventStream.publish(
+      new MessageReceived(message, this.currentSender as ActorRef<never>, this),
+    );
   }
 
   /**
@@ -769,11 +782,6 @@ export class ActorCell<T> extends ActorRef<T>
   #receive(message: unknown): void {
     const sender = this.currentSender;
     const actor = this.actor!;
-    if ((this.flags & INSPECTED) !== 0) {
-      this.core.eventStream.publish(
-        new MessageReceived(message, sender as ActorRef<never>, this.#cell),
-      );
-    }
     const result = receive(
       actor as unknown as Actor<never>,
       this.extras?.behavior,

@@ -87,11 +87,11 @@ export function receive(
   message: unknown,
 ): Outcome {
   try {
-    return outcome(
-      behavior === undefined
-        ? actor.onReceive(message as never)
-        : behavior(message as never),
-    );
+    const result = behavior === undefined
+      ? actor.onReceive(message as never)
+      : behavior(message as never);
+    // Most handlers return nothing: no call to ask.
+    return result === undefined ? DONE : outcome(result);
   } catch (error) {
     lastThrown = error;
     return THREW;
