@@ -35,7 +35,7 @@ const BUDGETS: Budget[] = [
   { id: "core-backoff-supervisor", ceiling: 16_700, target: 10_000 },
   { id: "core-backoff-supervisor-websocket", ceiling: 23_400, target: 14_000 },
   // issue 28: a program that uses only the socket's front door (`connect`).
-  { id: "websocket-connect", ceiling: 22_400, target: 10_000 },
+  { id: "websocket-connect", ceiling: 22_500, target: 10_000 },
   { id: "core-all", ceiling: 22_100, target: 18_000 },
 ];
 
