@@ -309,7 +309,7 @@ describe("ask on a scheduler that refuses its timer", () => {
       const controller = new AbortController();
       assert.throws(
         () => ref.ask("q", { timeoutMs: 5_000, signal: controller.signal }),
-        /refused a 5000 ms timer/,
+        /refused a \d+ ms timer/, // the deadline less the time already passed
       );
       controller.abort(); // no listener of the refused ask is left to run
       await system.terminate();
