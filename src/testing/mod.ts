@@ -89,6 +89,7 @@ export {
   type FlakyNamespaceOptions,
   type NamespaceLike,
 } from "./flaky_durable_object.ts";
+export { HostLoss } from "./host_loss.ts";
 export {
   type ActorFaults,
   type FaultKind,

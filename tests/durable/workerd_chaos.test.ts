@@ -10,8 +10,9 @@
 //
 // What it does not do: evict an object while it is itself sending (its
 // hosts have no outbox here; workerd.test.ts tests the outbox on its own),
-// or restart workerd. The random source is a small local seeded PRNG (mulberry32);
-// CHAOS_SEED=n picks another seed, and a failure names the one it used.
+// or restart workerd. Every draw comes from the fault kit's seeded source
+// (`seededRandom`), the evictions through its `HostLoss`; CHAOS_SEED=n picks
+// another seed, and a failure names the one it used.
 
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
@@ -19,23 +20,12 @@ import { join } from "node:path";
 import process from "node:process";
 import { findRepoRoot } from "../meta/_repo.ts";
 import { serveWorker, type Workerd } from "./_bundle.ts";
+import { HostLoss, seededRandom } from "../../src/testing/mod.ts";
 
 const WORKER = join(findRepoRoot(), "tests", "durable", "_worker.ts");
 const SEED = Number(process.env.CHAOS_SEED ?? 26);
 const NODES = ["n0", "n1", "n2"];
 const ROUNDS = 40;
-
-/** mulberry32: a seeded 32-bit PRNG, uniform in [0, 1). */
-function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 2 ** 32;
-  };
-}
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -73,7 +63,9 @@ describe("durable: chaos across objects, in workerd", () => {
   });
 
   it(`N tells across three objects evicted at random: 0 lost, 0 taken twice, order per sender kept (seed ${SEED})`, async () => {
-    const random = seeded(SEED);
+    const source = seededRandom(SEED);
+    const random = () => source.next();
+    const loss = new HostLoss(source.fork("evictions"), 0.8);
     const pick = <T>(items: T[]): T =>
       items[Math.floor(random() * items.length)];
     const next: Record<string, Record<string, number>> = {};
@@ -104,14 +96,16 @@ describe("durable: chaos across objects, in workerd", () => {
       // An object that is not sending this round is evicted, at a random
       // point of the others' deliveries to it.
       const idle = NODES.filter((n) => !sending.has(n));
-      if (idle.length > 0 && random() < 0.8) {
-        const victim = pick(idle);
-        const delayMs = Math.floor(random() * 15);
-        work.push(
-          sleep(delayMs).then(() =>
-            call(victim, "evict").catch(() => evictions++)
-          ),
-        );
+      if (idle.length > 0) {
+        loss.offer(() => {
+          const victim = pick(idle);
+          const delayMs = Math.floor(random() * 15);
+          work.push(
+            sleep(delayMs).then(() =>
+              call(victim, "evict").catch(() => evictions++)
+            ),
+          );
+        });
       }
       await Promise.all(work);
     }
