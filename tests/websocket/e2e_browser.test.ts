@@ -20,39 +20,7 @@ import { DenoServer } from "./_deno_server.ts";
 // The harness's discovery ($UNDERSTUDY_CHROMIUM, /usr/bin/chromium, ...): the
 // browser it found or installed before the run.
 import { findChromium } from "../../scripts/lib/chromium.mjs";
-
-const CHROMIUM_ARGS = [
-  "--headless",
-  "--no-sandbox",
-  "--disable-gpu",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--no-first-run",
-  "--disable-sync",
-  "--disable-quic",
-];
-
-/** The page script: the library and the client, bundled by the local esbuild. */
-async function bundlePageScript(): Promise<string> {
-  const esbuild =
-    new URL("../../node_modules/.bin/esbuild", import.meta.url).pathname;
-  const entry = new URL("./_e2e_page.ts", import.meta.url).pathname;
-  const { success, stdout, stderr } = await new Deno.Command(esbuild, {
-    args: [
-      entry,
-      "--bundle",
-      "--format=esm",
-      "--target=chrome120",
-      "--log-level=warning",
-    ],
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  if (!success) {
-    throw new Error(`esbuild failed: ${new TextDecoder().decode(stderr)}`);
-  }
-  return new TextDecoder().decode(stdout);
-}
+import { bundlePage, CHROMIUM_ARGS } from "./_e2e_chromium.ts";
 
 /** The client in the page, driven through Playwright. */
 class PageClient implements E2eClient {
@@ -112,7 +80,7 @@ describe("end to end in Chromium", () => {
         },
         "/client.js": {
           type: "text/javascript",
-          body: await bundlePageScript(),
+          body: await bundlePage("./_e2e_page.ts"),
         },
       });
       let browser: Browser | undefined;
@@ -174,7 +142,7 @@ describe("end to end in Chromium", () => {
         },
         "/client.js": {
           type: "text/javascript",
-          body: await bundlePageScript(),
+          body: await bundlePage("./_e2e_page.ts"),
         },
       });
       let browser: Browser | undefined;

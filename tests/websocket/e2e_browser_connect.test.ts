@@ -13,37 +13,7 @@ import type { ConnectPage } from "./_e2e_connect_page.ts";
 import { waitFor } from "./_e2e_scenario.ts";
 import { DenoServer } from "./_deno_server.ts";
 import { findChromium } from "../../scripts/lib/chromium.mjs";
-
-const CHROMIUM_ARGS = [
-  "--headless",
-  "--no-sandbox",
-  "--disable-gpu",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--no-first-run",
-  "--disable-sync",
-  "--disable-quic",
-];
-
-async function bundle(entry: string): Promise<string> {
-  const esbuild =
-    new URL("../../node_modules/.bin/esbuild", import.meta.url).pathname;
-  const { success, stdout, stderr } = await new Deno.Command(esbuild, {
-    args: [
-      new URL(entry, import.meta.url).pathname,
-      "--bundle",
-      "--format=esm",
-      "--target=chrome120",
-      "--log-level=warning",
-    ],
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  if (!success) {
-    throw new Error(`esbuild failed: ${new TextDecoder().decode(stderr)}`);
-  }
-  return new TextDecoder().decode(stdout);
-}
+import { bundlePage, CHROMIUM_ARGS } from "./_e2e_chromium.ts";
 
 describe("connect in Chromium", () => {
   if (typeof (globalThis as { Deno?: unknown }).Deno === "undefined") {
@@ -60,7 +30,7 @@ describe("connect in Chromium", () => {
       },
       "/client.js": {
         type: "text/javascript",
-        body: await bundle("./_e2e_connect_page.ts"),
+        body: await bundlePage("./_e2e_connect_page.ts"),
       },
       "/other": {
         type: "text/html",
