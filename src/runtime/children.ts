@@ -19,8 +19,7 @@
  * @module
  */
 
-import type { ActorCell } from "./kernel/cell.ts";
-import { HELD, STOPPING } from "./kernel/cell_state.ts";
+import type { CellPort } from "./kernel/cell_port.ts";
 import { checkActorName, fail } from "../validation.ts";
 
 /**
@@ -32,7 +31,7 @@ import { checkActorName, fail } from "../validation.ts";
  * child, which then stops with it.
  */
 export function newChildKey(
-  parent: ActorCell<never>,
+  parent: CellPort,
   props: unknown,
   name: unknown,
 ): string | number {
@@ -47,7 +46,7 @@ export function newChildKey(
       props,
     );
   }
-  if (parent.status >= STOPPING) {
+  if (parent.hasBegunStopping) {
     throw new Error(`Cannot create actor under ${parent.path}: it is stopping`);
   }
   if (name === undefined) return parent.ensureExtras().generatedNames++;
@@ -65,22 +64,22 @@ export function newChildKey(
  * to start) starts only once `before` has: so the group starts in order.
  */
 export function holdBehind(
-  cell: ActorCell<never>,
-  before: ActorCell<never>,
+  cell: CellPort,
+  before: CellPort,
 ): void {
-  cell.flags |= HELD;
+  cell.held = true;
   (before.ensureExtras().heldBehind ??= []).push(cell);
 }
 
 /** Lets the siblings HELD behind `cell` start (it begins to start, or it stopped). */
-export function releaseHeld(cell: ActorCell<never>): void {
+export function releaseHeld(cell: CellPort): void {
   const extras = cell.extras;
   const held = extras?.heldBehind;
   if (held === undefined) return;
   extras!.heldBehind = undefined;
   for (const sibling of held) {
-    if ((sibling.flags & HELD) === 0) continue;
-    sibling.flags &= ~HELD;
+    if (!sibling.held) continue;
+    sibling.held = false;
     sibling.scheduleIfRunnable();
   }
 }

@@ -16,14 +16,9 @@
  * @module
  */
 
-import type { ActorCell } from "./kernel/cell.ts";
+import type { CellPort } from "./kernel/cell_port.ts";
 import type { ActorRef } from "./actor_ref.ts";
-import {
-  BUSY,
-  type InFlight,
-  NO_MESSAGE,
-  putAside,
-} from "./kernel/cell_state.ts";
+import { type InFlight, NO_MESSAGE, putAside } from "./kernel/cell_state.ts";
 import { ActorStopTimedOut } from "./event_stream.ts";
 import { describeError } from "../validation.ts";
 
@@ -34,7 +29,7 @@ type StopWait = ActorStopTimedOut["waitingFor"];
  * A restart replaces an instance whose async handler is in flight: keeps
  * it, abandoning it after the shutdown timeout.
  */
-export function leaveBehind(cell: ActorCell<never>, inFlight: InFlight): void {
+export function leaveBehind(cell: CellPort, inFlight: InFlight): void {
   if (inFlight.message === NO_MESSAGE) return; // a start hook owes nothing
   const leftBehind = cell.ensureExtras().leftBehind ??= new Set();
   leftBehind.add(inFlight);
@@ -66,7 +61,7 @@ export function leaveBehind(cell: ActorCell<never>, inFlight: InFlight): void {
  * actor's, with a warning if it leaves a handler behind.
  */
 export function replaceContext(
-  cell: ActorCell<never>,
+  cell: CellPort,
   old: object,
   inFlight: InFlight | undefined,
 ): void {
@@ -136,7 +131,7 @@ export function endTracked(inFlight: InFlight, kept: boolean): void {
 
 /** A left-behind handler settled: forget it, and its timer. */
 export function leftBehindSettled(
-  cell: ActorCell<never>,
+  cell: CellPort,
   inFlight: InFlight,
 ): void {
   endTracked(inFlight, false);
@@ -150,7 +145,7 @@ export function leftBehindSettled(
 
 /** Gives up on a left-behind handler: its message becomes a dead letter. */
 function abandonLeftBehind(
-  cell: ActorCell<never>,
+  cell: CellPort,
   inFlight: InFlight,
   reason: string,
 ): void {
@@ -165,7 +160,7 @@ function abandonLeftBehind(
  * passed, or the stop was forced (the system's deadline).
  */
 export function abandonAllLeftBehind(
-  cell: ActorCell<never>,
+  cell: CellPort,
   reason =
     "abandoned: the actor stopped while a replaced instance's handler was in flight",
 ): void {
@@ -176,7 +171,7 @@ export function abandonAllLeftBehind(
 
 /** An async handler of a replaced instance rejected: its message is still owed an outcome. */
 export function staleFailure(
-  cell: ActorCell<never>,
+  cell: CellPort,
   error: unknown,
   message: unknown,
   sender: unknown,
@@ -199,7 +194,7 @@ export function staleFailure(
  * `postStop`, together at most the shutdown timeout. One timer per stop
  * that has something to wait for; an ordinary stop arms none.
  */
-export function armStopTimer(cell: ActorCell<never>): void {
+export function armStopTimer(cell: CellPort): void {
   const extras = cell.ensureExtras();
   if (extras.stopTimer !== undefined) return;
   const timeoutMs = cell.shutdownTimeoutMs;
@@ -210,7 +205,7 @@ export function armStopTimer(cell: ActorCell<never>): void {
 }
 
 /** The stop no longer waits: clears its timer. */
-export function clearStopTimer(cell: ActorCell<never>): void {
+export function clearStopTimer(cell: CellPort): void {
   const extras = cell.extras;
   if (extras !== undefined && extras.stopTimer !== undefined) {
     cell.core.scheduler.clearTimeout(extras.stopTimer);
@@ -220,17 +215,14 @@ export function clearStopTimer(cell: ActorCell<never>): void {
 
 /** Gives up on the async hook or handler in flight; its message becomes a dead letter. */
 export function abandonInFlight(
-  cell: ActorCell<never>,
+  cell: CellPort,
   timeoutMs: number,
 ): void {
   const extras = cell.extras!;
   const inFlight = extras.inFlight!;
   extras.inFlight = undefined;
   inFlight.abandoned = true;
-  cell.flags &= ~BUSY;
-  const current = cell.currentMessage;
-  cell.currentMessage = NO_MESSAGE;
-  cell.currentSender = undefined;
+  const current = cell.abandonTurn();
   if (inFlight.message === NO_MESSAGE) {
     reportTimedOut(cell, "start", timeoutMs);
     return;
@@ -250,7 +242,7 @@ export function abandonInFlight(
 
 /** A warning and an {@linkcode ActorStopTimedOut} event. */
 export function reportTimedOut(
-  cell: ActorCell<never>,
+  cell: CellPort,
   waitingFor: StopWait,
   timeoutMs: number,
 ): void {

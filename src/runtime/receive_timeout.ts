@@ -18,8 +18,7 @@
  * @module
  */
 
-import type { ActorCell } from "./kernel/cell.ts";
-import { RECEIVE_TIMEOUT } from "./kernel/cell_state.ts";
+import type { CellPort } from "./kernel/cell_port.ts";
 import { fail, MAX_TIMER_DELAY_MS } from "../validation.ts";
 
 /**
@@ -83,19 +82,19 @@ function checkReceiveTimeout(ms: unknown): number {
 
 /** `context.setReceiveTimeout(ms)`; `undefined` cancels. */
 export function setReceiveTimeout(
-  cell: ActorCell<never>,
+  cell: CellPort,
   ms: number | undefined,
 ): void {
   if (ms === undefined) {
-    if ((cell.flags & RECEIVE_TIMEOUT) === 0) return;
-    cell.flags &= ~RECEIVE_TIMEOUT;
+    if (!cell.receiveTimeoutSet) return;
+    cell.receiveTimeoutSet = false;
     cell.actorTimers().cancel(RECEIVE_TIMEOUT_KEY);
     return;
   }
   const extras = cell.ensureExtras();
   extras.receiveTimeoutMs = checkReceiveTimeout(ms);
   extras.lastMessageAt = cell.now();
-  cell.flags |= RECEIVE_TIMEOUT;
+  cell.receiveTimeoutSet = true;
   cell.actorTimers().startInternalTimer(
     RECEIVE_TIMEOUT_KEY,
     ReceiveTimeout,
@@ -104,7 +103,7 @@ export function setReceiveTimeout(
 }
 
 /** A message (not a timer's) arrives: the receive timeout's period starts again. */
-export function noteMessage(cell: ActorCell<never>): void {
+export function noteMessage(cell: CellPort): void {
   // The timer is not touched: it re-arms itself for the rest of the period
   // when it falls due (`receiveTimeoutDue`).
   cell.extras!.lastMessageAt = cell.now();
@@ -115,8 +114,8 @@ export function noteMessage(cell: ActorCell<never>): void {
  * mailbox: `true` if the actor has been idle the whole period (deliver
  * `ReceiveTimeout`); either way the timer is armed for the next due time.
  */
-export function receiveTimeoutDue(cell: ActorCell<never>): boolean {
-  if ((cell.flags & RECEIVE_TIMEOUT) === 0) return false;
+export function receiveTimeoutDue(cell: CellPort): boolean {
+  if (!cell.receiveTimeoutSet) return false;
   const extras = cell.extras!;
   const ms = extras.receiveTimeoutMs;
   const now = cell.now();

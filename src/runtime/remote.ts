@@ -19,6 +19,7 @@ import { ActorCell } from "./kernel/cell.ts";
 import type { ActorRef } from "./actor_ref.ts";
 import type { SystemCore } from "./actor_system.ts";
 import type { Props } from "./props.ts";
+import type { CellPort } from "./kernel/cell_port.ts";
 import type { TrackedMessage } from "./tracked_message.ts";
 
 /** A transport's hook at a stand-in's door. */
@@ -41,7 +42,7 @@ class HookedCell<T> extends ActorCell<T> {
 
   constructor(
     core: SystemCore,
-    parent: ActorCell<never>,
+    parent: CellPort,
     childKey: string | number,
     props: Props<T>,
     hookFor: (ref: ActorRef<T>) => DeliveryHook,

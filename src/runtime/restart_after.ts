@@ -14,8 +14,7 @@
  * @module
  */
 
-import type { ActorCell } from "./kernel/cell.ts";
-import { SUSPENDED } from "./kernel/cell_state.ts";
+import type { CellPort } from "./kernel/cell_port.ts";
 import { isRuntimeNotice } from "./poison_pill.ts";
 import type { TimerTicket } from "./timers.ts";
 
@@ -36,7 +35,7 @@ interface RestartDue {
  * `Props` stash capacity).
  */
 export function scheduleRestart(
-  cell: ActorCell<never>,
+  cell: CellPort,
   delayMs: number,
   reason: unknown,
   message: unknown,
@@ -68,11 +67,11 @@ export function scheduleRestart(
 }
 
 /** The pending restart's timer fired: restart, unless a stop cancelled it. */
-export function restartDue(cell: ActorCell<never>, ticket: TimerTicket): void {
+export function restartDue(cell: CellPort, ticket: TimerTicket): void {
   if (!cell.actorTimers().accept(ticket)) return; // cancelled by a stop
   cell.ensureExtras().restartCapacity = -1;
   const due = ticket.message as RestartDue;
-  if (cell.status === SUSPENDED) cell.restart(due.reason, due.message);
+  if (cell.isSuspended) cell.restart(due.reason, due.message);
 }
 
 /**
@@ -81,7 +80,7 @@ export function restartDue(cell: ActorCell<never>, ticket: TimerTicket): void {
  * notices are never refused.
  */
 export function refusedWhileWaiting(
-  cell: ActorCell<never>,
+  cell: CellPort,
   message: unknown,
   sender: unknown,
 ): boolean {

@@ -11,20 +11,14 @@
  */
 
 import type { Behavior } from "./actor.ts";
-import type { ActorCell } from "./kernel/cell.ts";
-import {
-  HANDED,
-  NO_MESSAGE,
-  STASH_OVERFLOWED,
-  STASHED,
-  TRACKED_TURN,
-} from "./kernel/cell_state.ts";
+import type { CellPort } from "./kernel/cell_port.ts";
+import { NO_MESSAGE, STASH_OVERFLOWED, STASHED } from "./kernel/cell_state.ts";
 import { Mailbox } from "./kernel/mailbox.ts";
 import { fail } from "../validation.ts";
 
 /** `context.become`: `behavior` handles the next messages. */
 export function become(
-  cell: ActorCell<never>,
+  cell: CellPort,
   behavior: Behavior<never>,
   options: { discardOld?: boolean },
 ): void {
@@ -39,7 +33,7 @@ export function become(
 }
 
 /** `context.unbecome`: back to the behaviour before the last `become`. */
-export function unbecome(cell: ActorCell<never>): void {
+export function unbecome(cell: CellPort): void {
   const extras = cell.extras;
   if (extras === undefined) return;
   extras.behavior = extras.behaviorStack?.pop();
@@ -49,28 +43,26 @@ export function unbecome(cell: ActorCell<never>): void {
  * `context.stash()`: puts the message of the turn under way aside, once per
  * turn. `false` (and a dead letter) when the stash is full.
  */
-export function stash(cell: ActorCell<never>): boolean {
-  const message = cell.currentMessage;
+export function stash(cell: CellPort): boolean {
+  const message = cell.turnMessage;
   // A second stash() in the same turn changes nothing.
   if (message === STASHED) return true;
   if (message === STASH_OVERFLOWED) return false;
-  if (message === NO_MESSAGE || (cell.flags & HANDED) !== 0) {
+  if (message === NO_MESSAGE) {
     throw new TypeError(
       `Cannot stash in ${cell.path}: no message is being processed (call stash() while handling one, in onReceive or a become behavior)`,
     );
   }
-  // The stash now owes a tracked message its outcome, not the turn.
-  cell.flags &= ~TRACKED_TURN;
   const stashed = cell.ensureExtras().stash ??= new Mailbox();
   if (stashed.size >= cell.props.stashCapacity) {
-    cell.core.deadLetter(message, cell.currentSender, cell, "stash overflow");
-    cell.currentMessage = STASH_OVERFLOWED;
+    cell.core.deadLetter(message, cell.turnSender, cell, "stash overflow");
+    cell.putTurnAside(STASH_OVERFLOWED);
     return false;
   }
-  stashed.push(message, cell.currentSender);
+  stashed.push(message, cell.turnSender);
   // Kept as it came (a tracked message stays tracked, see #invoke), so its
   // sender still hears what becomes of it.
-  cell.currentMessage = STASHED;
+  cell.putTurnAside(STASHED);
   return true;
 }
 
@@ -81,10 +73,10 @@ export function stash(cell: ActorCell<never>): boolean {
  * newer than the stashed ones: it is put back in the mailbox first, so the
  * stashed ones go ahead of it.
  */
-export function unstashAll(cell: ActorCell<never>): void {
+export function unstashAll(cell: CellPort): void {
   const stashed = cell.extras?.stash;
   if (stashed === undefined || stashed.size === 0) return;
   cell.settleHanded();
-  (cell.mailbox ??= new Mailbox()).prependAll(stashed);
+  cell.ensureMailbox().prependAll(stashed);
   cell.scheduleIfRunnable();
 }

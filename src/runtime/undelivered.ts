@@ -21,9 +21,8 @@
  */
 
 import type { ActorContext } from "./actor.ts";
-import type { ActorCell } from "./kernel/cell.ts";
+import type { CellPort } from "./kernel/cell_port.ts";
 import type { ActorRef } from "./actor_ref.ts";
-import { TRACKED_TURN } from "./kernel/cell_state.ts";
 import { isRuntimeNotice } from "./poison_pill.ts";
 import {
   ForwardedMessage,
@@ -59,10 +58,7 @@ export function asSent<T>(
   context: ActorContext<T>,
   message: unknown,
 ): unknown {
-  const cell = context as unknown as ActorCell<never>;
-  if ((cell.flags & TRACKED_TURN) === 0) return message;
-  cell.flags &= ~TRACKED_TURN;
-  return cell.currentMessage;
+  return (context as unknown as CellPort).takeTurnAsSent(message);
 }
 
 /**
@@ -77,7 +73,7 @@ export function passOn(
   sender: ActorRef<never> | undefined,
 ): void {
   if (isTracked(message)) {
-    (to as unknown as ActorCell<never>).enqueueTracked(message, sender);
+    (to as unknown as CellPort).enqueueTracked(message, sender);
   } else to.tell(message as never, sender);
 }
 
@@ -98,7 +94,7 @@ export interface UndeliveredTaker {
  * left out) go to its parent's taker if the parent has one (during the
  * parent's restart, the instance the restart let go), else to dead letters.
  */
-export function releaseUndelivered(cell: ActorCell<never>): void {
+export function releaseUndelivered(cell: CellPort): void {
   cell.settleHanded();
   const stashed = cell.extras?.stash?.drain() ?? [];
   const queued = cell.mailbox?.drain() ?? [];
@@ -116,7 +112,7 @@ export function releaseUndelivered(cell: ActorCell<never>): void {
   // A parent restarting (its children stop first) has no instance: the
   // one it let go took the children's messages, and takes them over still.
   const parentCell = cell.parentCell;
-  const parent = (parentCell?.actor ?? parentCell?.extras?.retired) as
+  const parent = (parentCell?.instance ?? parentCell?.extras?.retired) as
     | Partial<UndeliveredTaker>
     | undefined;
   let takeOver: UndeliveredTaker[typeof takeOverUndelivered] | undefined;

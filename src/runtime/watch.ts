@@ -18,11 +18,11 @@
 
 import { Terminated } from "./actor.ts";
 import type { ActorRef } from "./actor_ref.ts";
-import type { ActorCell } from "./kernel/cell.ts";
+import type { CellPort } from "./kernel/cell_port.ts";
 import { Notice } from "./kernel/mailbox.ts";
 import { describeValue } from "../validation.ts";
 
-type Cell = ActorCell<never>;
+type Cell = CellPort;
 
 /** What `watching` holds for a plain `watch`: deliver a {@linkcode Terminated}. Internal. */
 export const TERMINATED: unique symbol = Symbol("Terminated");

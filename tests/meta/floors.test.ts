@@ -163,6 +163,68 @@ describe("the floors of src/", () => {
     assert.deepEqual(tries, []);
   });
 
+  it("no import cycle among the runtime's files (code imports; types are erased)", () => {
+    const runtime = join(src, "runtime") + sep;
+    const inRuntime = files.filter((f) => f.startsWith(runtime));
+    const edges = new Map(inRuntime.map((f) => [
+      f,
+      importsOf(f).filter((t) =>
+        t.startsWith(runtime) && !typeImportsOf(f).includes(t)
+      ),
+    ]));
+    const cycles: string[] = [];
+    const done = new Set<string>();
+    const walk = (file: string, trail: string[]): void => {
+      if (trail.includes(file)) {
+        const loop = trail.slice(trail.indexOf(file)).concat(file);
+        cycles.push(loop.map((f) => relative(runtime, f)).join(" -> "));
+        return;
+      }
+      if (done.has(file)) return;
+      for (const next of edges.get(file) ?? []) walk(next, [...trail, file]);
+      done.add(file);
+    };
+    for (const file of inRuntime) walk(file, []);
+    assert.deepEqual(cycles, []);
+  });
+
+  it("features reach the cell through its port (kernel/cell_port.ts), not cell.ts", () => {
+    const runtime = join(src, "runtime");
+    const cell = join(runtime, "kernel", "cell.ts");
+    const reaching = files
+      .filter((f) => f !== cell && importsOf(f).includes(cell))
+      .map((f) => relative(src, f).split(sep).join("/"))
+      .sort();
+    // The system makes the guardian's cell; the remote port subclasses it;
+    // the worker's two ends still hold cells (the seal shrinks this list).
+    assert.deepEqual(reaching, [
+      "runtime/actor_system.ts",
+      "runtime/remote.ts",
+      "worker/serve_worker.ts",
+      "worker/worker_host.ts",
+    ]);
+  });
+
+  it("the cell keeps its state private: ActorCell declares no public field", () => {
+    const text = readFileSync(
+      join(src, "runtime", "kernel", "cell.ts"),
+      "utf8",
+    );
+    const body = text.slice(text.indexOf("export class ActorCell"));
+    const fields = [
+      ...body.matchAll(/^  (?:readonly )?([A-Za-z_]\w*)\s*[:=?!][^(\n]*$/gm),
+    ]
+      .map((m) => m[1]);
+    assert.deepEqual(fields, []);
+  });
+
+  it("the cell stays within its line budget (ratchet; the target is 600)", () => {
+    const lines =
+      readFileSync(join(src, "runtime", "kernel", "cell.ts"), "utf8")
+        .split("\n").length;
+    assert.ok(lines <= 1_020, `kernel/cell.ts is ${lines} lines, over 1,020`);
+  });
+
   it("patterns use the runtime's public modules and its one port only", () => {
     const inside: string[] = [];
     for (const file of files.filter((f) => floorOf(f) === 4)) {

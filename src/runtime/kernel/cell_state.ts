@@ -13,7 +13,7 @@
 
 import type { TrackedMessage } from "../tracked_message.ts";
 import type { Behavior } from "../actor.ts";
-import type { ActorCell } from "./cell.ts";
+import type { CellPort } from "./cell_port.ts";
 import type { Children } from "../children.ts";
 import type { Logger } from "../logging.ts";
 import type { Mailbox } from "./mailbox.ts";
@@ -21,28 +21,61 @@ import type { ActorTimers } from "../timers.ts";
 import type { DeathWatch } from "../watch.ts";
 import type { SupervisionState } from "../../supervision/supervised.ts";
 
-// Lifecycle states, in order: a state >= SUSPENDED processes no messages.
+/*
+ * A cell's lifecycle state, in order: a state >= SUSPENDED processes no
+ * messages, one >= STOPPING never runs again.
+ *
+ *   NEW        made, or restarted: its next run starts a fresh instance
+ *   STARTING   its constructor and preStart (or postRestart) run
+ *   RUNNING    processes messages
+ *   SUSPENDED  failed: its supervision decides (a typed backoff waits here)
+ *   ESCALATED  suspended until its parent's supervisor decides (it, or a
+ *              sibling, escalated): follows the parent's fate
+ *   STOPPING   children stop, handlers left behind end
+ *   POST_STOP  postStop has run or is running: never called twice
+ *   STOPPED    for good
+ *
+ * Flags, and the states each may be set in ("·"):
+ *
+ *   flag             NEW  STARTING RUNNING SUSPENDED ESCALATED STOPPING POST_STOP STOPPED
+ *   SCHEDULED         ·      ·        ·        ·         ·        ³         ³        ³
+ *   BUSY                     ·        ·                  ·¹
+ *   STOP_REQUESTED    ·      ·        ·        ·         ·
+ *   RESTART_PENDING   ·
+ *   HANDED                            ·        ·²        ·²
+ *   HELD              ·
+ *   RECEIVE_TIMEOUT          ·        ·        ·         ·        ·         ·        ·
+ *   TRACKED_TURN                      ·
+ *   UNSTARTED         ·⁴     ·                 ·         ·        ·         ·        ·
+ *   INSPECTED         ·      ·        ·        ·         ·        ·         ·        ·
+ *
+ * ¹ an async start or handler that a sibling's escalation suspended; a
+ * resume goes back to it. ² a message handed to the idle actor before a
+ * child's escalation failed it; its next run puts it back in the mailbox.
+ * ³ only after a forced stop (`forceStop`), until the run it was queued for
+ * finds nothing to do. ⁴ restarted after failing to start: the next start
+ * sets it anyway. TRACKED_TURN lasts only while a turn runs; a stop clears
+ * STOP_REQUESTED, RESTART_PENDING and (putting the message back) HANDED.
+ */
 export const NEW = 0;
 export const STARTING = 1;
 export const RUNNING = 2;
 export const SUSPENDED = 3;
-export const STOPPING = 4;
-export const STOPPED = 5;
+export const ESCALATED = 4;
+export const STOPPING = 5;
+export const POST_STOP = 6;
+export const STOPPED = 7;
 
-// Flags, independent of the state.
 export const SCHEDULED = 1; // in the dispatcher's ready queue
 export const BUSY = 2; // an async preStart or onReceive is in flight
 export const STOP_REQUESTED = 4; // stop once the message in flight is done
 export const RESTART_PENDING = 8; // restart once the children being stopped are gone
-export const AWAITING_PARENT = 16; // suspended after escalating; follows the parent's fate
-export const HANDED = 32; // the next message waits in currentMessage/currentSender, ahead of the mailbox
-export const POST_STOP_CALLED = 64; // postStop has run or is running: never call it twice
-export const HELD = 128; // restarted with a group: starts once the sibling before it has begun to start
-export const RECEIVE_TIMEOUT = 256; // a receive timeout is set: messages note their arrival
-export const TIMER_TURN = 512; // the turn under way handles a timer's message (no activity for the receive timeout)
-export const TRACKED_TURN = 1024; // the turn under way owes its tracked message `taken()` when it ends (not stashed, not async)
-export const UNSTARTED = 2048; // its instance has not finished starting (preStart or postRestart): a resume starts again
-export const INSPECTED = 4096; // its system inspects: sends and receives are published, and no message is handed over
+export const HANDED = 16; // the next message waits in the message slot, ahead of the mailbox
+export const HELD = 32; // restarted with a group: starts once the sibling before it has begun to start
+export const RECEIVE_TIMEOUT = 64; // a receive timeout is set: messages note their arrival
+export const TRACKED_TURN = 128; // the turn under way owes its tracked message `taken()` when it ends (not stashed, not async)
+export const UNSTARTED = 256; // its instance has not finished starting (preStart or postRestart): a resume starts again
+export const INSPECTED = 512; // its system inspects: sends and receives are published, and no message is handed over
 
 /**
  * Marks a failure that happened outside any message (in start or restart);
@@ -96,7 +129,7 @@ export class CellExtras {
   /** While a typed backoff waits to restart: how many messages may wait; -1 otherwise (`restart_after.ts`). */
   restartCapacity = -1;
   /** Live children, in creation order. */
-  children: Children<ActorCell<never>> | undefined = undefined;
+  children: Children<CellPort> | undefined = undefined;
   generatedNames = 0;
   /**
    * The instance a restart let go, until the fresh one is made: it still
@@ -113,7 +146,7 @@ export class CellExtras {
   /** Bounds a stop's wait for the handler in flight or for `postStop`. */
   stopTimer: unknown = undefined;
   /** Siblings restarted after this one in a group restart, HELD until it begins to start. */
-  heldBehind: ActorCell<never>[] | undefined = undefined;
+  heldBehind: CellPort[] | undefined = undefined;
   /** The receive timeout (with the RECEIVE_TIMEOUT flag), in milliseconds. */
   receiveTimeoutMs = 0;
   /** When the last message (not a timer's) arrived, with the RECEIVE_TIMEOUT flag. */
