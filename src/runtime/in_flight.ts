@@ -117,16 +117,16 @@ export function replaceContext(
 }
 
 /**
- * The async handler of a tracked turn ended (settled, failed or was
+ * The async handler of a turn that owes its notice `taken()` ended (settled, failed or was
  * abandoned): its message counts as taken now, once, unless the actor put
  * it aside (`kept`: stashed, or dropped by a full stash), when the stash
  * tells it what becomes of it.
  */
-export function endTracked(inFlight: InFlight, kept: boolean): void {
-  const tracked = inFlight.tracked;
-  if (tracked === undefined) return;
-  inFlight.tracked = undefined;
-  if (!kept) tracked.taken();
+export function endOwed(inFlight: InFlight, kept: boolean): void {
+  const owed = inFlight.owed;
+  if (owed === undefined) return;
+  inFlight.owed = undefined;
+  if (!kept) owed.taken!();
 }
 
 /** A left-behind handler settled: forget it, and its timer. */
@@ -134,7 +134,7 @@ export function leftBehindSettled(
   cell: CellPort,
   inFlight: InFlight,
 ): void {
-  endTracked(inFlight, false);
+  endOwed(inFlight, false);
   const leftBehind = cell.extras?.leftBehind;
   if (leftBehind?.delete(inFlight)) {
     cell.core.scheduler.clearTimeout(inFlight.timer);
@@ -228,7 +228,7 @@ export function abandonInFlight(
     return;
   }
   const kept = putAside(current);
-  endTracked(inFlight, kept);
+  endOwed(inFlight, kept);
   if (!kept) {
     cell.core.deadLetter(
       inFlight.message,

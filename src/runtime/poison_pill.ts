@@ -8,7 +8,6 @@
  */
 
 import { Notice } from "./kernel/mailbox.ts";
-import { TrackedMessage } from "./tracked_message.ts";
 
 /**
  * The class of the one {@linkcode PoisonPill}: a runtime notice, so a turn
@@ -17,6 +16,10 @@ import { TrackedMessage } from "./tracked_message.ts";
  */
 class PoisonPillNotice extends Notice implements PoisonPill {
   readonly kind = "PoisonPill" as const;
+
+  override get sent(): boolean {
+    return true;
+  }
 }
 
 /**
@@ -68,6 +71,5 @@ export const PoisonPill: PoisonPill = /* @__PURE__ */ new PoisonPillNotice();
  * but were sent, so they are not ones. Internal.
  */
 export function isRuntimeNotice(message: unknown): boolean {
-  return Notice.is(message) && (message as unknown) !== PoisonPill &&
-    !(message instanceof TrackedMessage);
+  return Notice.is(message) && !message.sent;
 }

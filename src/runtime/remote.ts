@@ -55,9 +55,9 @@ class HookedCell<T> extends ActorCell<T> {
     if (!this.#hook.tell(message, sender)) super.tell(message, sender);
   }
 
-  override enqueueTracked(message: TrackedMessage, sender: unknown): void {
+  override enqueueSent(message: TrackedMessage, sender: unknown): void {
     if (!this.#hook.tracked(message, sender)) {
-      super.enqueueTracked(message, sender);
+      super.enqueueSent(message, sender);
     }
   }
 }

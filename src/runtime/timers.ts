@@ -14,7 +14,10 @@
  */
 
 import { checkDelay, fail } from "../validation.ts";
+import type { CellPort } from "./kernel/cell_port.ts";
+import { NO_MESSAGE } from "./kernel/cell_state.ts";
 import { Notice } from "./kernel/mailbox.ts";
+import { RECEIVE_TIMEOUT_KEY, receiveTimeoutDue } from "./receive_timeout.ts";
 import type { Scheduler } from "./scheduler.ts";
 
 /**
@@ -160,6 +163,24 @@ export class TimerTicket extends Notice {
     readonly internal: boolean,
   ) {
     super();
+  }
+
+  /** Its message, unless it was cancelled or replaced meanwhile. */
+  override open(cell: CellPort): unknown {
+    if (
+      !cell.extras?.timers?.accept(this) ||
+      // A receive timeout with a message meanwhile: re-armed for the rest.
+      (this.key === RECEIVE_TIMEOUT_KEY && !receiveTimeoutDue(cell))
+    ) return NO_MESSAGE;
+    return this.message;
+  }
+
+  override from(): undefined {
+    return undefined;
+  }
+
+  override get quiet(): boolean {
+    return true;
   }
 }
 

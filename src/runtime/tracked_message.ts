@@ -4,7 +4,7 @@
 /**
  * The runtime's port for senders that must know what became of a message:
  * a {@linkcode TrackedMessage} comes in by its own door
- * (`ActorCell.enqueueTracked`, which queues it and never hands it over),
+ * (`ActorCell.enqueueSent`, which queues it and never hands it over),
  * travels like any message (queued, stashed, refused), and the runtime
  * tells it once what became of it: its actor handled it
  * ({@linkcode TrackedMessage.taken}, when the turn that handled it ends,
@@ -39,12 +39,24 @@ import { Notice } from "./kernel/mailbox.ts";
 export abstract class TrackedMessage extends Notice {
   /** What the actor receives. */
   abstract readonly message: unknown;
+
+  override get sent(): boolean {
+    return true;
+  }
+
+  override open(): unknown {
+    return this.message;
+  }
+
+  override get inside(): unknown {
+    return this.message;
+  }
   /**
    * The turn that handled it has ended (returned or threw; an async
    * handler settled, rejected or was given up on). Called once, and not
    * for a turn that stashed it.
    */
-  abstract taken(): void;
+  abstract override taken(): void;
   /**
    * It is a dead letter, for `reason`: refused, dropped from a mailbox or
    * from a stash (full, or its actor stopped). Called once, instead of

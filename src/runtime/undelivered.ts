@@ -73,7 +73,7 @@ export function passOn(
   sender: ActorRef<never> | undefined,
 ): void {
   if (isTracked(message)) {
-    (to as unknown as CellPort).enqueueTracked(message, sender);
+    (to as unknown as CellPort).enqueueSent(message, sender);
   } else to.tell(message as never, sender);
 }
 

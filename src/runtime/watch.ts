@@ -32,6 +32,14 @@ export class TerminatedNotice extends Notice {
   constructor(readonly ref: ActorRef<never>) {
     super();
   }
+
+  override open(watcher: Cell): unknown {
+    return openTerminated(watcher, this);
+  }
+
+  override from(): ActorRef<never> {
+    return this.ref;
+  }
 }
 
 /** One actor's watch relations, kept with its rarely used state. */

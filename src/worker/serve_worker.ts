@@ -436,7 +436,7 @@ class Server implements WorkerServer {
       // An actor (served, or one that sent to the main side and is
       // answered): acknowledged when its turn for the message ends.
       for (let k = 0; k < count; k++) {
-        ref.enqueueTracked(
+        ref.enqueueSent(
           new FromMain(batch[first + k], seq + k, outbox),
           sender,
         );

@@ -205,6 +205,16 @@ describe("the floors of src/", () => {
     ]);
   });
 
+  it("the kernel knows nothing of a transport's books: no kernel/ file names tracked messages", () => {
+    const kernel = join(src, "runtime", "kernel");
+    const naming = sourceFiles(kernel)
+      .filter((f) =>
+        /tracked_message\.ts|TrackedMessage/.test(readFileSync(f, "utf8"))
+      )
+      .map((f) => relative(root, f));
+    assert.deepEqual(naming, []);
+  });
+
   it("the cell keeps its state private: ActorCell declares no public field", () => {
     const text = readFileSync(
       join(src, "runtime", "kernel", "cell.ts"),

@@ -55,7 +55,7 @@ function sendTracked(
   message: TrackedMessage,
   sender?: ActorRef<never>,
 ): void {
-  (ref as unknown as ActorCell<unknown>).enqueueTracked(message, sender);
+  (ref as unknown as ActorCell<unknown>).enqueueSent(message, sender);
 }
 
 describe("a tracked message", () => {

@@ -307,7 +307,7 @@ describe("a remote ref", () => {
       }
       // By the port's door, as this side's server sends (the ref: its cell).
       const send = (message: unknown) =>
-        (echo as unknown as ActorCell<unknown>).enqueueTracked(
+        (echo as unknown as ActorCell<unknown>).enqueueSent(
           new Tracked(message),
           collector,
         );

@@ -46,7 +46,7 @@ import {
   abandonInFlight,
   armStopTimer,
   clearStopTimer,
-  endTracked,
+  endOwed,
   leaveBehind,
   leftBehindSettled,
   replaceContext,
@@ -56,13 +56,8 @@ import {
 import { Mailbox, Notice } from "./mailbox.ts";
 import { isRuntimeNotice, PoisonPill } from "../poison_pill.ts";
 import type { Props } from "../props.ts";
-import {
-  noteMessage,
-  RECEIVE_TIMEOUT_KEY,
-  receiveTimeoutDue,
-} from "../receive_timeout.ts";
+import { noteMessage } from "../receive_timeout.ts";
 import { refusedWhileWaiting, scheduleRestart } from "../restart_after.ts";
-import { insideTracked, TrackedMessage } from "../tracked_message.ts";
 import type { CellPort } from "./cell_port.ts";
 import {
   BUSY,
@@ -85,7 +80,7 @@ import {
   STOPPED,
   STOPPING,
   SUSPENDED,
-  TRACKED_TURN,
+  TAKEN_OWED,
   UNSTARTED,
 } from "./cell_state.ts";
 import {
@@ -97,13 +92,8 @@ import {
   thrown,
   whenSettled,
 } from "./user_code.ts";
-import { TimerTicket } from "../timers.ts";
 import { type Envelope, releaseUndelivered } from "../undelivered.ts";
-import {
-  announceTermination,
-  openTerminated,
-  type TerminatedNotice,
-} from "../watch.ts";
+import { announceTermination } from "../watch.ts";
 import type { Supervised } from "../../supervision/supervised.ts";
 import { handleFailure } from "../../supervision/supervised.ts";
 import { describeError } from "../../validation.ts";
@@ -241,12 +231,12 @@ export class ActorCell<T> extends CellContext<T> {
     return (this.#flags & HANDED) === 0 ? this.#sender : undefined;
   }
   putTurnAside(marker: symbol): void {
-    this.#flags &= ~TRACKED_TURN; // the stash owes a tracked one its outcome now
+    this.#flags &= ~TAKEN_OWED; // the stash owes an owed notice its outcome now
     this.#message = marker;
   }
   takeTurnAsSent(message: unknown): unknown {
-    if ((this.#flags & TRACKED_TURN) === 0) return message;
-    this.#flags &= ~TRACKED_TURN;
+    if ((this.#flags & TAKEN_OWED) === 0) return message;
+    this.#flags &= ~TAKEN_OWED;
     return this.#message;
   }
   abandonTurn(): unknown {
@@ -269,11 +259,11 @@ export class ActorCell<T> extends CellContext<T> {
   }
 
   /**
-   * Queues a tracked message (`tracked_message.ts`): never handed over, so
-   * the hand-off in `run` need only know a PoisonPill. Refused, it is a
-   * dead letter and hears so.
+   * Queues a notice someone sent (a transport's delivery that must hear its
+   * turn end): never handed over, so the hand-off in `run` need only know
+   * a PoisonPill. Refused, it is a dead letter.
    */
-  enqueueTracked(message: TrackedMessage, sender: unknown): void {
+  enqueueSent(message: Notice, sender: unknown): void {
     this.#queue(message, sender);
   }
 
@@ -452,7 +442,8 @@ export class ActorCell<T> extends CellContext<T> {
       this.#message = message;
       // A message other than a timer's restarts the receive timeout's period.
       if (
-        (flags & RECEIVE_TIMEOUT) !== 0 && !(message instanceof TimerTicket)
+        (flags & RECEIVE_TIMEOUT) !== 0 &&
+        !(message instanceof Notice && message.quiet)
       ) noteMessage(this);
       this.#invoke(message, mailbox.shiftedSender);
     }
@@ -470,12 +461,12 @@ export class ActorCell<T> extends CellContext<T> {
    * first in the mailbox.
    */
   crashed(error: unknown): void {
-    const handling = (this.#flags & TRACKED_TURN) !== 0;
-    this.#flags &= ~(SCHEDULED | BUSY | TRACKED_TURN);
+    const owed = (this.#flags & TAKEN_OWED) !== 0;
+    this.#flags &= ~(SCHEDULED | BUSY | TAKEN_OWED);
     this.settleHanded();
-    // A tracked turn's hooks get the message inside, as a throw gives them.
+    // A notice's hooks get what its handler got, as a throw gives them.
     const current = this.#message;
-    const message = insideTracked(current);
+    const message = Notice.is(current) ? current.inside : current;
     const sender = this.#sender;
     this.#message = NO_MESSAGE;
     this.#sender = undefined;
@@ -483,57 +474,44 @@ export class ActorCell<T> extends CellContext<T> {
     if (inFlight !== undefined) {
       inFlight.abandoned = true; // its message is accounted for here
       this.#extras!.inFlight = undefined;
-      endTracked(inFlight, putAside(message));
+      endOwed(inFlight, putAside(message));
     }
     this.#core.log.error(`runtime fault in the turn of ${this.path}`, error);
     // A stashed message is kept; a runtime notice was never anyone's.
     const undelivered = message !== NO_MESSAGE && !putAside(message) &&
       !isRuntimeNotice(message);
-    // Its handler ran: a tracked turn counts as handled, as with a throw.
-    if (handling) (current as TrackedMessage).taken();
+    // Its handler ran: an owed notice counts as taken, as with a throw.
+    if (owed) (current as Notice).taken!();
     this.fail(error, undelivered ? message : NO_MESSAGE, sender, undelivered);
     this.scheduleIfRunnable();
   }
 
-  /** Opens a message taken from the mailbox (already current; notices by their type) and handles it. */
+  /** Opens a message taken from the mailbox (already current; a notice by its own `open`) and handles it. */
   #invoke(message: unknown, sender: unknown): void {
     if (message instanceof Notice) {
-      if (message instanceof TimerTicket) {
-        if (
-          !this.#extras?.timers?.accept(message) || // cancelled or replaced
-          (message.key === RECEIVE_TIMEOUT_KEY &&
-            // a message came meanwhile: re-armed for the rest of the period
-            !receiveTimeoutDue(this))
-        ) {
-          this.#message = NO_MESSAGE;
-          return;
-        }
-        // A timer's message does not reset the receive timeout.
-        this.#message = message.message;
-        this.#sender = undefined;
-        if ((this.#flags & INSPECTED) !== 0) this.#inspect(message.message);
-        return this.#receive(message.message, true);
-      }
       if ((message as unknown) === PoisonPill) return this.#poisoned(sender);
-      if (message instanceof TrackedMessage) {
-        // The turn's message stays the tracked one, so stash() keeps it
-        // tracked; the handler gets the message inside. Taken when the turn
-        // ends, unless stashed (TRACKED_TURN cleared) or held by an async
-        // handler (taken when that ends).
-        this.#sender = sender as ActorRef<unknown> | undefined;
-        this.#flags |= TRACKED_TURN;
-        if ((this.#flags & INSPECTED) !== 0) this.#inspect(message.message);
-        this.#receive(message.message);
-        if ((this.#flags & TRACKED_TURN) !== 0) {
-          this.#flags &= ~TRACKED_TURN;
-          message.taken();
-        }
+      const opened = message.open(this);
+      if (opened === NO_MESSAGE) {
+        this.#message = NO_MESSAGE;
         return;
       }
-      const notice = message as TerminatedNotice;
-      sender = notice.ref;
-      message = openTerminated(this, notice);
-      this.#message = message;
+      this.#sender = message.from(sender) as ActorRef<unknown> | undefined;
+      if ((this.#flags & INSPECTED) !== 0) this.#inspect(opened);
+      if (message.taken === undefined) {
+        this.#message = opened;
+        return this.#receive(opened, message.quiet);
+      }
+      // It must hear when its turn ends. The turn's message stays the
+      // notice, so that stash() keeps it as it came; taken when the turn
+      // ends, unless stashed (TAKEN_OWED cleared) or held by an async
+      // handler (taken when that ends).
+      this.#flags |= TAKEN_OWED;
+      this.#receive(opened);
+      if ((this.#flags & TAKEN_OWED) !== 0) {
+        this.#flags &= ~TAKEN_OWED;
+        message.taken();
+      }
+      return;
     }
     this.#sender = sender as ActorRef<unknown> | undefined;
     if ((this.#flags & INSPECTED) !== 0) this.#inspect(message);
@@ -588,11 +566,11 @@ export class ActorCell<T> extends CellContext<T> {
     const current = this.#message;
     this.#message = NO_MESSAGE;
     this.#sender = undefined;
-    // A tracked message was handled, if failed: told so first, so that a
-    // fault in handling the failure cannot leave it untold.
-    if ((this.#flags & TRACKED_TURN) !== 0) {
-      this.#flags &= ~TRACKED_TURN;
-      (current as TrackedMessage).taken();
+    // An owed notice was taken, if failed: told so first, so that a fault
+    // in handling the failure cannot leave it untold.
+    if ((this.#flags & TAKEN_OWED) !== 0) {
+      this.#flags &= ~TAKEN_OWED;
+      (current as Notice).taken!();
     }
     this.fail(
       error,
@@ -616,19 +594,19 @@ export class ActorCell<T> extends CellContext<T> {
     timerTurn = false,
   ): void {
     const extras = this.ensureExtras();
-    // A tracked turn is taken when its handler ends (a stash after an
-    // `await` keeps it tracked too).
-    let tracked: TrackedMessage | undefined;
-    if ((this.#flags & TRACKED_TURN) !== 0) {
-      this.#flags &= ~TRACKED_TURN;
-      tracked = this.#message as TrackedMessage;
+    // An owed notice is taken when its handler ends (a stash after an
+    // `await` keeps it owed too).
+    let owed: Notice | undefined;
+    if ((this.#flags & TAKEN_OWED) !== 0) {
+      this.#flags &= ~TAKEN_OWED;
+      owed = this.#message as Notice;
     }
     const inFlight: InFlight = {
       message,
       sender,
       abandoned: false,
       timer: undefined,
-      tracked,
+      owed,
     };
     extras.inFlight = inFlight;
     this.#flags |= BUSY;
@@ -641,7 +619,7 @@ export class ActorCell<T> extends CellContext<T> {
         }
         extras.inFlight = undefined;
         this.#flags &= ~BUSY;
-        endTracked(inFlight, putAside(this.#message));
+        endOwed(inFlight, putAside(this.#message));
         this.#message = NO_MESSAGE;
         this.#sender = undefined;
         // An async handler's time counts as busy, not idle (but a timer's).
@@ -656,7 +634,7 @@ export class ActorCell<T> extends CellContext<T> {
         if (extras.inFlight === inFlight) {
           extras.inFlight = undefined;
           this.#flags &= ~BUSY;
-          endTracked(inFlight, putAside(this.#message));
+          endOwed(inFlight, putAside(this.#message));
           this.#failTurn(error, message, sender);
         } else {
           leftBehindSettled(this, inFlight);
@@ -751,7 +729,7 @@ export class ActorCell<T> extends CellContext<T> {
       if (inFlight !== undefined) {
         if (keptAside) {
           inFlight.abandoned = true; // owes no dead letter when it ends
-          endTracked(inFlight, true);
+          endOwed(inFlight, true);
         }
         leaveBehind(this, inFlight);
       }

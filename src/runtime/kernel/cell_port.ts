@@ -21,7 +21,6 @@ import type { SystemCore } from "../actor_system.ts";
 import type { Logger } from "../logging.ts";
 import type { Props } from "../props.ts";
 import type { ActorTimers, TimerScheduler } from "../timers.ts";
-import type { TrackedMessage } from "../tracked_message.ts";
 import type { Supervisor } from "../../supervision/supervised.ts";
 import type { CellExtras, NO_MESSAGE } from "./cell_state.ts";
 import type { Mailbox, Notice } from "./mailbox.ts";
@@ -84,20 +83,20 @@ export interface CellPort extends ActorRef<never>, Supervisor {
   /**
    * `stash()` took the turn's message (`marker` STASHED) or dead-lettered
    * it (STASH_OVERFLOWED): the turn no longer owes it an outcome, nor its
-   * tracked message a `taken()`.
+   * owed notice a `taken()`.
    */
   putTurnAside(marker: symbol): void;
   /**
-   * The turn's message as it was sent (a tracked one, not the message
-   * inside) for a pattern that passes it on, which then owes its outcome;
-   * `message` when the turn is not tracked (`undelivered.ts`).
+   * The turn's message as it was sent (an owed notice, not what the
+   * handler got) for a pattern that passes it on, which then owes its
+   * outcome; `message` when the turn owes none (`undelivered.ts`).
    */
   takeTurnAsSent(message: unknown): unknown;
   /** Puts a handed-over message back at the head of the mailbox. */
   settleHanded(): void;
   enqueueNotice(notice: Notice): void;
-  /** Queues a tracked message (`../tracked_message.ts`), never handed over. */
-  enqueueTracked(message: TrackedMessage, sender: unknown): void;
+  /** Queues a notice someone sent (a transport's delivery), never handed over. */
+  enqueueSent(message: Notice, sender: unknown): void;
   scheduleIfRunnable(): void;
 
   // ── Lifecycle steps the features drive ──

@@ -11,12 +11,11 @@
  * @module
  */
 
-import type { TrackedMessage } from "../tracked_message.ts";
 import type { Behavior } from "../actor.ts";
 import type { CellPort } from "./cell_port.ts";
 import type { Children } from "../children.ts";
 import type { Logger } from "../logging.ts";
-import type { Mailbox } from "./mailbox.ts";
+import type { Mailbox, Notice } from "./mailbox.ts";
 import type { ActorTimers } from "../timers.ts";
 import type { DeathWatch } from "../watch.ts";
 import type { SupervisionState } from "../../supervision/supervised.ts";
@@ -45,7 +44,7 @@ import type { SupervisionState } from "../../supervision/supervised.ts";
  *   HANDED                            ·        ·²        ·²
  *   HELD              ·
  *   RECEIVE_TIMEOUT          ·        ·        ·         ·        ·         ·        ·
- *   TRACKED_TURN                      ·
+ *   TAKEN_OWED                        ·
  *   UNSTARTED         ·⁴     ·                 ·         ·        ·         ·        ·
  *   INSPECTED         ·      ·        ·        ·         ·        ·         ·        ·
  *
@@ -54,7 +53,7 @@ import type { SupervisionState } from "../../supervision/supervised.ts";
  * child's escalation failed it; its next run puts it back in the mailbox.
  * ³ only after a forced stop (`forceStop`), until the run it was queued for
  * finds nothing to do. ⁴ restarted after failing to start: the next start
- * sets it anyway. TRACKED_TURN lasts only while a turn runs; a stop clears
+ * sets it anyway. TAKEN_OWED lasts only while a turn runs; a stop clears
  * STOP_REQUESTED, RESTART_PENDING and (putting the message back) HANDED.
  */
 export const NEW = 0;
@@ -73,7 +72,7 @@ export const RESTART_PENDING = 8; // restart once the children being stopped are
 export const HANDED = 16; // the next message waits in the message slot, ahead of the mailbox
 export const HELD = 32; // restarted with a group: starts once the sibling before it has begun to start
 export const RECEIVE_TIMEOUT = 64; // a receive timeout is set: messages note their arrival
-export const TRACKED_TURN = 128; // the turn under way owes its tracked message `taken()` when it ends (not stashed, not async)
+export const TAKEN_OWED = 128; // the turn under way owes its notice `taken()` when it ends (not stashed, not async)
 export const UNSTARTED = 256; // its instance has not finished starting (preStart or postRestart): a resume starts again
 export const INSPECTED = 512; // its system inspects: sends and receives are published, and no message is handed over
 
@@ -109,10 +108,10 @@ export interface InFlight {
   /** Left behind by a restart: abandons it after the shutdown timeout. */
   timer: unknown;
   /**
-   * A tracked turn's message (`tracked_message.ts`), taken when the handler
-   * ends, however it ends; `undefined` once it is.
+   * The turn's notice that must hear its turn end (`Notice.taken`), taken
+   * when the handler ends, however it ends; `undefined` once it is.
    */
-  tracked: TrackedMessage | undefined;
+  owed: Notice | undefined;
 }
 
 /** Per-cell state most actors never need, allocated on first use to keep idle actors small. */

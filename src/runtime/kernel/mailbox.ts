@@ -11,6 +11,8 @@
  * @module
  */
 
+import type { CellPort } from "./cell_port.ts";
+
 const INITIAL_SLOTS = 8; // four messages; must be a power of two
 
 /**
@@ -50,12 +52,54 @@ export function ringSlots<T>(
 }
 
 /**
- * A message the runtime queues for an actor (a timer's tick, a watched
- * actor's end), told apart from sent messages by its type: nobody sent it,
- * so it is opened when taken out and never becomes a dead letter.
+ * A message the runtime or a transport queues for an actor, told apart from
+ * sent messages by its type, and opened by the turn that takes it out of
+ * the mailbox: a timer's tick (`../timers.ts`), a watched actor's end
+ * (`../watch.ts`), the PoisonPill, a transport's delivery that must hear
+ * when its turn ends (a worker's delivery). The cell knows only this
+ * protocol, not the kinds.
  */
 export abstract class Notice {
   readonly #notice = true;
+
+  /**
+   * Someone sent it (a PoisonPill, a transport's delivery): undeliverable,
+   * it is a dead letter. The runtime's own (a tick, a Terminated) are not:
+   * nobody sent them, and they are dropped.
+   */
+  get sent(): boolean {
+    return false;
+  }
+
+  /**
+   * What the handler gets, for the turn that took it from the mailbox; or
+   * `NO_MESSAGE` when there is nothing to handle (a cancelled timer).
+   */
+  open(_cell: CellPort): unknown {
+    return this;
+  }
+
+  /** The turn's sender, given the one it was queued with. */
+  from(sender: unknown): unknown {
+    return sender;
+  }
+
+  /** Its message is no activity for a receive timeout (a timer's is not). */
+  get quiet(): boolean {
+    return false;
+  }
+
+  /** What a failure hook sees of it, had its turn failed. */
+  get inside(): unknown {
+    return this;
+  }
+
+  /**
+   * Defined by a notice that must hear when the turn that handled it ends,
+   * however it ends (returned, threw, an async handler settled or was given
+   * up on): called once, and not for a turn that stashed it.
+   */
+  taken?(): void;
 
   /**
    * Whether `value` is a notice, asked without calling anything of
