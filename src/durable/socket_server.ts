@@ -190,6 +190,8 @@ interface Client {
 interface Attachment {
   client: string;
   handled: number;
+  /** The last id given to the target while this socket was the client's. */
+  delivered: number;
 }
 
 /** A client's message on its way to the target: the runtime says when its turn ended. */
@@ -318,6 +320,8 @@ export class SocketServer {
   readonly #pong: string;
   readonly #clients = new Map<string, Client>();
   readonly #bySocket = new WeakMap<HibernatableWebSocketLike, Client>();
+  /** Sockets of an earlier life closed for what it lost: their frames are ignored. */
+  readonly #refused = new WeakSet<HibernatableWebSocketLike>();
 
   /**
    * Makes the server; sets the platform's heartbeat answer, and takes back
@@ -500,9 +504,7 @@ export class SocketServer {
     }
     client.socket = socket;
     this.#bySocket.set(socket, client);
-    socket.serializeAttachment(
-      { client: clientId, handled: client.handled } satisfies Attachment,
-    );
+    this.#attach(client);
     socket.send(resumeFrame(client.handled));
   }
 
@@ -531,6 +533,7 @@ export class SocketServer {
     if (message === this.#ping) return socket.send(this.#pong);
     const client = this.#clientOf(socket);
     if (client === undefined) {
+      if (this.#refused.has(socket)) return;
       return socket.close(1008, "no client id in its attachment");
     }
     const connection = this.connection(client.id);
@@ -548,6 +551,7 @@ export class SocketServer {
     // A copy of one the target has yet to finish: acknowledged when it has.
     if (id <= client.delivered) return;
     client.delivered = id;
+    this.#attach(client);
     passOn(
       this.#target as ActorRef<never>,
       new Delivery(
@@ -673,12 +677,12 @@ export class SocketServer {
     return [...this.#clients.values()].filter((c) => c.socket).map((c) => c.id);
   }
 
-  /** The client `id`, known or read from storage (with a mark from an attachment, maybe higher). */
-  #client(id: string, handled = 0): Client {
+  /** The client `id`, known or read from storage. */
+  #client(id: string): Client {
     let client = this.#clients.get(id);
     if (client === undefined) {
       const stored = this.#store.get(KEY + id);
-      const mark = Math.max(typeof stored === "number" ? stored : 0, handled);
+      const mark = typeof stored === "number" ? stored : 0;
       client = {
         id,
         socket: undefined,
@@ -702,11 +706,30 @@ export class SocketServer {
       return undefined;
     }
     if (!isClientId(attached?.client)) return undefined;
-    const handled = attached.handled;
-    client = this.#client(
-      attached.client,
-      typeof handled === "number" ? handled : 0,
-    );
+    // The mark is storage's: the attachment's may be ahead of a write that
+    // an eviction undid (with the turn's other writes).
+    client = this.#client(attached.client);
+    const { delivered } = attached;
+    if (client.socket !== undefined && client.socket !== socket) {
+      // One this client replaced: its late frames count for nothing.
+      this.#refused.add(socket);
+      return undefined;
+    }
+    if (typeof delivered === "number" && delivered > client.handled) {
+      // It outlived an object that was given messages and lost them
+      // unprocessed (evicted with its mailbox, its sockets kept): the
+      // client sends them again after a reconnect.
+      this.#refused.add(socket);
+      try {
+        socket.close(
+          4000,
+          "the object lost messages it had not processed: connect again",
+        );
+      } catch {
+        // closed already
+      }
+      return undefined;
+    }
     client.socket = socket;
     this.#bySocket.set(socket, client);
     return client;
@@ -727,14 +750,23 @@ export class SocketServer {
     const socket = client.socket;
     if (socket === undefined) return; // told on its next connect
     try {
-      socket.serializeAttachment(
-        { client: client.id, handled: client.handled } satisfies Attachment,
-      );
+      this.#attach(client);
       socket.send(ackFrame(id));
     } catch {
       // Closed: its close event comes, and the client hears on reconnect.
     }
   };
+
+  /** Keeps the client's marks in its socket's attachment. */
+  #attach(client: Client): void {
+    client.socket?.serializeAttachment(
+      {
+        client: client.id,
+        handled: client.handled,
+        delivered: client.delivered,
+      } satisfies Attachment,
+    );
+  }
 
   /** Sends what a connection was told; the reason it cannot, if it cannot. */
   #send(client: Client, frame: unknown): string | undefined {

@@ -54,20 +54,13 @@ class Recorder extends Actor<SocketMessage> {
   }
 }
 
-/** The server's end of one client socket, on the fake network. */
-class ServerEnd implements HibernatableWebSocketLike {
+/** The server's end of one client socket, on the fake network: the platform's, outliving the object's lives. */
+class ServerEnd {
   attachment: unknown = null;
   open = true;
-  constructor(
-    readonly client: FakeWebSocket,
-    readonly world: World,
-  ) {}
-  send(data: string | ArrayBuffer | ArrayBufferView): void {
-    if (!this.open) throw new Error("closed");
-    // An evicted object says nothing; a muted socket's frames are lost.
-    if (this.world.frozen.has(this) || this.world.muted.has(this)) return;
-    this.world.scheduler.setTimeout(() => this.client.message(data), 0);
-  }
+  /** Its frames to the client are lost. */
+  muted = false;
+  constructor(readonly client: FakeWebSocket, readonly world: World) {}
   close(code?: number, reason?: string): void {
     if (!this.open) return;
     this.open = false;
@@ -81,20 +74,35 @@ class ServerEnd implements HibernatableWebSocketLike {
       0,
     );
   }
+}
+
+/** A life's view of a socket (a new object after each wake, as in workerd): a life that is over says and does nothing. */
+class LifeSocket implements HibernatableWebSocketLike {
+  constructor(readonly end: ServerEnd, readonly life: number) {}
+  get #current(): boolean {
+    return this.end.world.lives.length - 1 === this.life;
+  }
+  send(data: string | ArrayBuffer | ArrayBufferView): void {
+    if (!this.end.open) throw new Error("closed");
+    if (!this.#current || this.end.muted) return;
+    this.end.world.scheduler.setTimeout(() => this.end.client.message(data), 0);
+  }
+  close(code?: number, reason?: string): void {
+    if (this.#current) this.end.close(code, reason);
+  }
   serializeAttachment(value: unknown): void {
-    this.attachment = structuredClone(value);
+    if (this.#current) this.end.attachment = structuredClone(value);
   }
   deserializeAttachment(): unknown {
-    return structuredClone(this.attachment);
+    return structuredClone(this.end.attachment);
   }
 }
 
-/** One life of the object: its system, its server, its sockets. */
+/** One life of the object: its system, its server, its views of the sockets. */
 interface Life {
   system: ActorSystem;
   server: SocketServer;
-  store: Map<string, unknown>;
-  accepted: ServerEnd[];
+  sockets: Map<ServerEnd, LifeSocket>;
 }
 
 /** The client, the network between, and the object's lives on one storage. */
@@ -102,8 +110,6 @@ class World {
   readonly scheduler = new ManualScheduler();
   readonly network = new FakeNetwork(this.scheduler);
   readonly storage = new Map<string, unknown>();
-  readonly frozen = new Set<ServerEnd>();
-  readonly muted = new Set<ServerEnd>();
   readonly clientSystem = ActorSystem.create("client", {
     scheduler: this.scheduler,
     logLevel: "off",
@@ -111,28 +117,32 @@ class World {
   readonly ends = new Map<FakeWebSocket, ServerEnd>();
   readonly lives: Life[] = [];
   readonly serverDeadLetters: DeadLetter[] = [];
+  /** Called after each frame the server was given (before its target's turn). */
+  afterMessage: ((data: unknown) => void) | undefined;
 
   constructor() {
     this.network.answer = "hang";
     this.network.onSend = (socket, data) => {
       const end = this.ends.get(socket);
       this.scheduler.setTimeout(() => {
-        const life = this.life;
-        if (end?.open && !this.frozen.has(end)) {
-          life.server.webSocketMessage(end, data as string | ArrayBuffer);
+        const view = end && this.life.sockets.get(end);
+        if (end?.open && view) {
+          this.life.server.webSocketMessage(view, data as string | ArrayBuffer);
+          this.afterMessage?.(data);
         }
       }, 0);
     };
-    this.start([]);
+    this.#start(false);
   }
 
   get life(): Life {
     return this.lives.at(-1)!;
   }
 
-  /** A new life of the object on the same storage, with these sockets still accepted. */
-  start(accepted: ServerEnd[]): Life {
-    const system = ActorSystem.create(`object-${this.lives.length}`, {
+  /** A new life of the object on the same storage; with `keepSockets`, the open ones are still accepted. */
+  #start(keepSockets: boolean): Life {
+    const index = this.lives.length;
+    const system = ActorSystem.create(`object-${index}`, {
       scheduler: this.scheduler,
       logLevel: "off",
     });
@@ -140,18 +150,16 @@ class World {
       DeadLetter,
       (dead) => this.serverDeadLetters.push(dead),
     );
-    // Writes of an evicted life go nowhere: each life writes through its own view.
-    const live = this.lives.length;
+    // Writes of a life that is over go nowhere.
     const storage = this.storage;
     const lives = this.lives;
-    const store = new Map<string, unknown>();
     const view = {
       get: (key: string) => structuredClone(storage.get(key)),
       set: (key: string, value: unknown) => {
-        if (lives.length - 1 === live) {
+        if (lives.length - 1 === index) {
           storage.set(key, structuredClone(value));
         }
-        return store;
+        return view;
       },
       delete: (key: string) => storage.delete(key),
     } as unknown as Map<string, unknown>;
@@ -159,14 +167,25 @@ class World {
       Props.create(() => new Recorder(view)),
       "room",
     );
+    const sockets = new Map<ServerEnd, LifeSocket>();
+    if (keepSockets) {
+      for (const end of this.ends.values()) {
+        if (end.open) sockets.set(end, new LifeSocket(end, index));
+      }
+    }
     const ctx = {
       acceptWebSocket: (ws: HibernatableWebSocketLike) =>
-        void accepted.push(ws as ServerEnd),
-      getWebSockets: () => accepted.filter((end) => end.open),
+        void sockets.set((ws as LifeSocket).end, ws as LifeSocket),
+      getWebSockets: () => [...sockets.values()].filter((s) => s.end.open),
     };
-    const server = new SocketServer(ctx, { system, store: view, target });
-    const life = { system, server, store: view, accepted };
+    // The life is current before its server takes back its sockets.
+    const life: Life = {
+      system,
+      server: undefined as unknown as SocketServer,
+      sockets,
+    };
     this.lives.push(life);
+    life.server = new SocketServer(ctx, { system, store: view, target });
     return life;
   }
 
@@ -186,39 +205,48 @@ class World {
       const end = new ServerEnd(socket, this);
       this.ends.set(socket, end);
       const client = new URL(socket.url).searchParams.get("client")!;
-      this.life.server.adopt(end, client);
+      this.life.server.adopt(
+        new LifeSocket(end, this.lives.length - 1),
+        client,
+      );
     }
   }
 
-  /** The object is evicted: its sockets drop, nothing it does lands. */
-  evict(): void {
-    for (const end of this.life.accepted) {
-      this.frozen.add(end);
-      if (end.open) {
+  /**
+   * The object is evicted: nothing it does lands any more, its mailbox is
+   * lost; its sockets drop, or (`keepSockets`, as workerd's ctx.abort()
+   * does with hibernatable sockets) stay open for its next life.
+   */
+  evict(keepSockets: boolean): void {
+    if (!keepSockets) {
+      for (const end of this.ends.values()) {
+        if (!end.open) continue;
         end.open = false;
         end.client.end({ code: 1006, reason: "", wasClean: false });
       }
     }
-    this.start([]);
+    this.#start(keepSockets);
   }
 
-  /** The object hibernates: its memory goes, its sockets stay, with their attachments. */
+  /** The object hibernates (idle: nothing in its mailbox): its memory goes, its sockets stay. */
   hibernate(): void {
-    const accepted = this.life.accepted.filter((end) => end.open);
-    for (const end of accepted) this.frozen.delete(end);
-    this.start(accepted);
+    this.#start(true);
   }
 
   /** The client loses its connection (the server hears of it). */
   drop(): void {
-    for (const [socket, end] of this.ends) {
+    for (const end of this.ends.values()) {
       if (!end.open) continue;
       end.open = false;
-      socket.end({ code: 1006, reason: "", wasClean: false });
-      if (!this.frozen.has(end)) {
-        this.life.server.webSocketClose(end, 1006, "", false);
-      }
+      end.client.end({ code: 1006, reason: "", wasClean: false });
+      const view = this.life.sockets.get(end);
+      if (view) this.life.server.webSocketClose(view, 1006, "", false);
     }
+  }
+
+  /** The first socket's end (the platform's). */
+  get firstEnd(): ServerEnd {
+    return [...this.ends.values()][0];
   }
 
   connect(clientId: string): ActorRef<unknown> {
@@ -303,9 +331,10 @@ describe("socket server: effectively once with durableSocketAck()", () => {
       assert.deepEqual([...replies.keys()], ["a", "b", "c"]);
       assert.ok([...replies.values()].flat().every((s) => s.acknowledged));
       assert.equal(world.storage.get("understudy/socket/tab-1"), 3);
-      assert.deepEqual(world.life.accepted[0].attachment, {
+      assert.deepEqual(world.firstEnd.attachment, {
         client: "tab-1",
         handled: 3,
+        delivered: 3,
       });
       assert.equal(world.life.server.handled("tab-1"), 3);
       assert.deepEqual(world.life.server.clients, ["tab-1"]);
@@ -375,7 +404,7 @@ describe("socket server: effectively once with durableSocketAck()", () => {
       await world.tick(1);
       const replies = new Map<string, Sent[]>();
       // The acknowledgements of a and b are lost with the connection.
-      world.muted.add(world.life.accepted[0]);
+      world.firstEnd.muted = true;
       askAll(connection, ["a", "b"], replies);
       await world.tick(0);
       await world.tick(0);
@@ -425,9 +454,9 @@ describe("socket server: effectively once with durableSocketAck()", () => {
     try {
       world.connect("tab-1");
       await world.tick(1);
-      const end = world.life.accepted[0];
+      const end = world.life.sockets.get(world.firstEnd)!;
       const acks: unknown[] = [];
-      end.client.onmessage = ({ data }: { data: unknown }) =>
+      end.end.client.onmessage = ({ data }: { data: unknown }) =>
         void acks.push(data);
       // Both before the target's turn runs.
       world.life.server.webSocketMessage(end, "1:a");
@@ -440,6 +469,37 @@ describe("socket server: effectively once with durableSocketAck()", () => {
       await world.tick(0);
       assert.deepEqual(world.log, [["tab-1", 1, "a"]]);
       assert.equal(acks.filter((a) => a === "\u00061").length, 2);
+    } finally {
+      await world.done();
+    }
+  });
+
+  it("an object evicted with messages in its mailbox and its sockets kept closes them in its next life: the client sends them again", async () => {
+    const world = new World();
+    try {
+      const connection = world.connect("tab-1");
+      await world.tick(1);
+      const replies = new Map<string, Sent[]>();
+      askAll(connection, ["a"], replies);
+      await world.tick(0);
+      await world.tick(0);
+      // Evicted after it was given c, before its actor's turn for it.
+      world.afterMessage = (data) => {
+        if (data === "3:c") {
+          world.afterMessage = undefined;
+          world.evict(true);
+        }
+      };
+      askAll(connection, ["b", "c"], replies);
+      await world.tick(0);
+      assert.deepEqual(world.log.map((e) => e[2]), ["a", "b"]);
+      assert.equal(world.firstEnd.open, false, "closed by the next life");
+      await world.tick(60);
+      await world.tick(0);
+      await world.tick(0);
+      assert.deepEqual(world.log.map((e) => e[2]), ["a", "b", "c"]);
+      assert.deepEqual([...replies.keys()], ["a", "b", "c"]);
+      assert.equal(world.network.sockets.length, 2);
     } finally {
       await world.done();
     }
@@ -523,13 +583,16 @@ describe("socket server: at random (seeded)", () => {
           askAll(connection, texts.slice(next, next + burst), replies);
           next += burst;
           const roll = random();
-          if (roll < 0.05) {
+          if (roll < 0.04) {
             faults.push("evict");
-            world.evict();
+            world.evict(false);
+          } else if (roll < 0.08) {
+            faults.push("evict, sockets kept");
+            world.evict(true);
           } else if (roll < 0.1) {
             faults.push("hibernate");
             world.hibernate();
-          } else if (roll < 0.15) {
+          } else if (roll < 0.14) {
             faults.push("drop");
             world.drop();
           }
