@@ -297,13 +297,21 @@ class Connection extends Actor<unknown> {
  *   fetch(request: Request): Response {
  *     return this.sockets.accept(request);
  *   }
- *   webSocketMessage(ws: WebSocket, message: string | ArrayBuffer): void {
+ *   webSocketMessage(
+    ws: HibernatableWebSocketLike,
+    message: string | ArrayBuffer,
+  ): void {
  *     this.sockets.webSocketMessage(ws, message);
  *   }
- *   webSocketClose(ws: WebSocket, code: number, reason: string, wasClean: boolean): void {
+ *   webSocketClose(
+    ws: HibernatableWebSocketLike,
+    code: number,
+    reason: string,
+    wasClean: boolean,
+  ): void {
  *     this.sockets.webSocketClose(ws, code, reason, wasClean);
  *   }
- *   webSocketError(ws: WebSocket, error: unknown): void {
+ *   webSocketError(ws: HibernatableWebSocketLike, error: unknown): void {
  *     this.sockets.webSocketError(ws, error);
  *   }
  * }
