@@ -54,6 +54,33 @@ async function bundle(entry, options = {}) {
   return result.outputFiles[0].text;
 }
 
+/** A `ws` socket and a way to wait for the next frame matching `match`. */
+async function rawSocket(url) {
+  const socket = new WebSocket(url);
+  let waiting;
+  socket.on("message", (data, isBinary) => {
+    const text = isBinary ? data : data.toString();
+    if (waiting && waiting.match(text)) {
+      const { resolve } = waiting;
+      waiting = undefined;
+      resolve();
+    }
+  });
+  await new Promise((resolve, reject) => {
+    socket.once("open", resolve);
+    socket.once("error", reject);
+  });
+  return {
+    roundTrip(frame, match) {
+      return new Promise((resolve) => {
+        waiting = { match, resolve };
+        socket.send(frame);
+      });
+    },
+    close: () => socket.close(),
+  };
+}
+
 const dir = mkdtempSync(join(tmpdir(), "understudy-socket-bench-"));
 let worker;
 try {
@@ -100,33 +127,6 @@ try {
     );
   worker = await startWorkerd(join(dir, "config.capnp"), config);
   const ws = worker.url.replace("http", "ws");
-
-  /** A `ws` socket and a way to wait for the next frame matching `match`. */
-  async function rawSocket(url) {
-    const socket = new WebSocket(url);
-    let waiting;
-    socket.on("message", (data, isBinary) => {
-      const text = isBinary ? data : data.toString();
-      if (waiting && waiting.match(text)) {
-        const { resolve } = waiting;
-        waiting = undefined;
-        resolve();
-      }
-    });
-    await new Promise((resolve, reject) => {
-      socket.once("open", resolve);
-      socket.once("error", reject);
-    });
-    return {
-      roundTrip(frame, match) {
-        return new Promise((resolve) => {
-          waiting = { match, resolve };
-          socket.send(frame);
-        });
-      },
-      close: () => socket.close(),
-    };
-  }
 
   const echo = await rawSocket(`${ws}/echo`);
   const server = await rawSocket(`${ws}/room/bench-raw?client=raw`);
