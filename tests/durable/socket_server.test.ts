@@ -523,6 +523,65 @@ describe("socket server: effectively once with durableSocketAck()", () => {
     }
   });
 
+  it("sets the platform's heartbeat answer, and answers a ping that reaches it", async () => {
+    const pairs: unknown[] = [];
+    const global = globalThis as { WebSocketRequestResponsePair?: unknown };
+    const platform = global.WebSocketRequestResponsePair; // workerd has one
+    global.WebSocketRequestResponsePair = class {
+      constructor(readonly request: string, readonly response: string) {}
+    };
+    const system = ActorSystem.create("o", { logLevel: "off" });
+    try {
+      const ctx = {
+        acceptWebSocket: () => {},
+        getWebSockets: () => [],
+        setWebSocketAutoResponse: (pair?: unknown) => void pairs.push(pair),
+      };
+      const target = system.actorOf(
+        Props.create(() => new Recorder(new Map())),
+      );
+      const server = new SocketServer(ctx, {
+        system,
+        store: new Map(),
+        target,
+      });
+      new SocketServer(ctx, {
+        system,
+        store: new Map(),
+        target,
+        heartbeat: { ping: "hb", pong: "\u0006hb" },
+      });
+      new SocketServer(ctx, {
+        system,
+        store: new Map(),
+        target,
+        heartbeat: false,
+      });
+      assert.deepEqual(JSON.parse(JSON.stringify(pairs)), [
+        { request: "ping", response: "\u0006" },
+        { request: "hb", response: "\u0006hb" },
+        null,
+      ]);
+      const sent: unknown[] = [];
+      server.webSocketMessage(
+        {
+          send: (data) => void sent.push(data),
+          close: () => {},
+          serializeAttachment: () => {},
+          deserializeAttachment: () => null,
+        },
+        "ping",
+      );
+      assert.deepEqual(sent, ["\u0006"]);
+      // The client swallows the answer.
+      assert.equal(durableSocketAck().decodeAck("\u0006"), 0);
+    } finally {
+      if (platform === undefined) delete global.WebSocketRequestResponsePair;
+      else global.WebSocketRequestResponsePair = platform;
+      await system.terminate();
+    }
+  });
+
   it("checks its options at the call", () => {
     const system = ActorSystem.create("o", { logLevel: "off" });
     const ctx = { acceptWebSocket: () => {}, getWebSockets: () => [] };
@@ -558,8 +617,12 @@ describe("socket server: effectively once with durableSocketAck()", () => {
     assert.throws(() => server.adopt({} as never, ""), /clientId/);
     const refused = server.accept(new Request("http://o.test/?client=a"));
     assert.equal(refused.status, 426);
+    // (A browser's Request drops an Upgrade header: a plain Headers keeps it.)
     const noId = server.accept(
-      new Request("http://o.test/", { headers: { Upgrade: "websocket" } }),
+      {
+        url: "http://o.test/",
+        headers: new Headers({ Upgrade: "websocket" }),
+      } as unknown as Request,
     );
     assert.equal(noId.status, 400);
     return system.terminate();
