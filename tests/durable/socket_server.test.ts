@@ -582,6 +582,44 @@ describe("socket server: effectively once with durableSocketAck()", () => {
     }
   });
 
+  it("keeps one socket per client: a newer one replaces the older, whose frames then count for nothing", async () => {
+    const system = ActorSystem.create("o", { logLevel: "off" });
+    try {
+      const store = new Map<string, unknown>();
+      const ctx = { acceptWebSocket: () => {}, getWebSockets: () => [] };
+      const server = new SocketServer(ctx, {
+        system,
+        store,
+        target: system.actorOf(Props.create(() => new Recorder(store))),
+      });
+      const socket = () => {
+        let attachment: unknown = null;
+        const socket = {
+          sent: [] as unknown[],
+          closed: [] as unknown[],
+          send: (data: unknown) => void socket.sent.push(data),
+          close: (code?: number) => void socket.closed.push(code),
+          serializeAttachment: (v: unknown) => void (attachment = v),
+          deserializeAttachment: () => attachment,
+        };
+        return socket;
+      };
+      const older = socket();
+      const newer = socket();
+      server.adopt(older, "tab-1");
+      server.adopt(newer, "tab-1");
+      assert.deepEqual(older.closed, [4000]);
+      server.webSocketMessage(older, "1:late");
+      server.webSocketMessage(newer, "1:kept");
+      await new Promise((resolve) => setTimeout(resolve, 0));
+      assert.deepEqual(store.get("log"), [["tab-1", 1, "kept"]]);
+      assert.deepEqual(newer.sent, ["\u0006r0", "\u00061", "done kept"]);
+      assert.deepEqual(server.clients, ["tab-1"]);
+    } finally {
+      await system.terminate();
+    }
+  });
+
   it("checks its options at the call", () => {
     const system = ActorSystem.create("o", { logLevel: "off" });
     const ctx = { acceptWebSocket: () => {}, getWebSockets: () => [] };
@@ -612,6 +650,16 @@ describe("socket server: effectively once with durableSocketAck()", () => {
           heartbeat: { ping: "", pong: "x" },
         }),
       /heartbeat/,
+    );
+    assert.throws(
+      () =>
+        new SocketServer(ctx, {
+          system,
+          store: new Map(),
+          target,
+          heartbeat: { ping: "1:x", pong: "\u0006" },
+        }),
+      /heartbeat\.ping/,
     );
     const server = new SocketServer(ctx, { system, store: new Map(), target });
     assert.throws(() => server.adopt({} as never, ""), /clientId/);
