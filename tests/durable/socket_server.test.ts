@@ -663,6 +663,16 @@ describe("socket server: effectively once with durableSocketAck()", () => {
     );
     const server = new SocketServer(ctx, { system, store: new Map(), target });
     assert.throws(() => server.adopt({} as never, ""), /clientId/);
+    // The client's side: decodeResume is a function, if given.
+    assert.throws(
+      () =>
+        websocketProps({
+          url: "ws://o.test/",
+          page: false,
+          ack: { ...durableSocketAck(), decodeResume: 5 as never },
+        }),
+      /ack\.decodeResume/,
+    );
     const refused = server.accept(new Request("http://o.test/?client=a"));
     assert.equal(refused.status, 426);
     // (A browser's Request drops an Upgrade header: a plain Headers keeps it.)
