@@ -268,6 +268,7 @@ class Connection extends Actor<unknown> {
  * import {
  *   DurableState,
  *   type DurableStore,
+ *   type HibernatableWebSocketLike,
  *   type SocketMessage,
  *   SocketServer,
  *   withActors,
@@ -297,18 +298,10 @@ class Connection extends Actor<unknown> {
  *   fetch(request: Request): Response {
  *     return this.sockets.accept(request);
  *   }
- *   webSocketMessage(
-    ws: HibernatableWebSocketLike,
-    message: string | ArrayBuffer,
-  ): void {
+ *   webSocketMessage(ws: HibernatableWebSocketLike, message: string | ArrayBuffer): void {
  *     this.sockets.webSocketMessage(ws, message);
  *   }
- *   webSocketClose(
-    ws: HibernatableWebSocketLike,
-    code: number,
-    reason: string,
-    wasClean: boolean,
-  ): void {
+ *   webSocketClose(ws: HibernatableWebSocketLike, code: number, reason: string, wasClean: boolean): void {
  *     this.sockets.webSocketClose(ws, code, reason, wasClean);
  *   }
  *   webSocketError(ws: HibernatableWebSocketLike, error: unknown): void {
