@@ -689,44 +689,56 @@ describe("socket server: effectively once with durableSocketAck()", () => {
 
 describe("socket server: at random (seeded)", () => {
   for (const seed of [1, 2, 3, 4, 5]) {
-    it(`200 messages through drops, evictions and hibernations: each processed once, in order, answered once (seed ${seed})`, async () => {
+    it(`two clients, 200 messages each, through drops, evictions and hibernations: each processed once, in order, answered once (seed ${seed})`, async () => {
       const source = seededRandom(seed);
       const random = () => source.next();
       const world = new World();
       try {
-        const connection = world.connect("tab-1");
+        const clients = ["a", "b"].map((id) => ({
+          id,
+          connection: world.connect(id),
+          texts: Array.from({ length: 200 }, (_, i) => `${id}${i + 1}`),
+          next: 0,
+        }));
         const replies = new Map<string, Sent[]>();
-        const texts = Array.from({ length: 200 }, (_, i) => `m${i + 1}`);
-        let next = 0;
+        const total = clients.length * 200;
         const faults: string[] = [];
-        while (next < texts.length || replies.size < texts.length) {
-          const burst = Math.min(texts.length - next, Math.floor(random() * 8));
-          askAll(connection, texts.slice(next, next + burst), replies);
-          next += burst;
+        while (replies.size < total) {
+          for (const client of clients) {
+            const burst = Math.min(
+              client.texts.length - client.next,
+              Math.floor(random() * 8),
+            );
+            const texts = client.texts.slice(client.next, client.next + burst);
+            askAll(client.connection, texts, replies);
+            client.next += burst;
+          }
           const roll = random();
-          if (roll < 0.04) {
+          if (roll < 0.06) {
             faults.push("evict");
             world.evict(false);
-          } else if (roll < 0.08) {
+          } else if (roll < 0.12) {
             faults.push("evict, sockets kept");
             world.evict(true);
-          } else if (roll < 0.1) {
+          } else if (roll < 0.15) {
             faults.push("hibernate");
             world.hibernate();
-          } else if (roll < 0.14) {
+          } else if (roll < 0.2) {
             faults.push("drop");
             world.drop();
           }
           await world.tick(Math.floor(random() * 30));
           if (world.scheduler.now() > 600_000) break;
         }
-        const ids = world.log.map((e) => Number(e[2].slice(1)));
-        assert.deepEqual(
-          ids,
-          texts.map((_, i) => i + 1),
-          `seed ${seed}, faults ${faults.join(" ")}`,
-        );
-        assert.equal(replies.size, texts.length);
+        for (const { id, texts } of clients) {
+          assert.deepEqual(
+            world.log.filter((e) => e[0] === id).map((e) => e[2]),
+            texts,
+            `seed ${seed}, client ${id}, faults ${faults.join(", ")}`,
+          );
+        }
+        assert.equal(world.log.length, total);
+        assert.equal(replies.size, total);
         assert.ok(
           [...replies.values()].every((s) =>
             s.length === 1 && s[0].acknowledged
