@@ -10,9 +10,13 @@
  * @module
  */
 
-/** The part of `DurableObjectState` the example uses. */
+/** The part of `DurableObjectState` the example (and docs/edge-socket.md) uses. */
 export interface DurableObjectState {
   readonly id: { readonly name?: string };
+  /** The WebSocket Hibernation API. */
+  acceptWebSocket(socket: unknown, tags?: string[]): void;
+  getWebSockets(tag?: string): never[];
+  setWebSocketAutoResponse?(pair?: unknown): void;
 }
 
 /** Cloudflare's Durable Object base class: the public methods of its subclasses are RPC methods. */
