@@ -55,6 +55,7 @@ import { Props } from "../runtime/props.ts";
 import {
   asSent,
   type Envelope,
+  openDoor,
   passOn,
   sentMessage,
   takeOverUndelivered,
@@ -101,6 +102,24 @@ import {
 // deliberate stop can therefore never revive the child.
 
 /** The backoff wait is over: spawn the next child. */
+/**
+ * Whether an object told to the supervisor is for its child: not its
+ * protocol nor a `Terminated` (its own turn handles those). A message that
+ * throws at the look (a revoked `Proxy`) waits for the turn too, whose
+ * boundary is made for it.
+ */
+function forChild(message: object): boolean {
+  try {
+    return !(message instanceof Terminated ||
+      message instanceof GetCurrentChild ||
+      message instanceof GetRestartCount ||
+      message instanceof ResetRestartCount ||
+      message instanceof RespawnNow);
+  } catch {
+    return false;
+  }
+}
+
 class Respawn {}
 /** The new child's grace window is over: deliver the stash. */
 class GraceElapsed {}
@@ -307,6 +326,7 @@ export class BackoffSupervisor<T> extends Actor<unknown> {
    * schedule.
    */
   override preStart(): void {
+    openDoor(this.context, (message, sender) => this.#door(message, sender));
     const saved = this.#settings.durable?.load();
     if (saved !== undefined) {
       this.#decision.restartCount = saved.restartCount;
@@ -510,6 +530,31 @@ export class BackoffSupervisor<T> extends Actor<unknown> {
     );
     this.#settings.durable?.respawnIn(delayMs);
     this.#save();
+  }
+
+  /**
+   * Told while this supervisor is idle with nothing queued (the runtime's
+   * door, `openDoor`): a message its own turn would pass straight on to a
+   * running child goes to the child now, without that turn, so a tell
+   * through it costs about one direct tell. Whatever its turn decides
+   * otherwise (its protocol, a child's message to it, a `Terminated`,
+   * anything while the child is down, or in its grace window with messages
+   * stashed) waits for it.
+   */
+  #door(message: unknown, sender: ActorRef<never> | undefined): boolean {
+    const state = this.#state;
+    if (
+      !(state.kind === "steady" ||
+        // as #forward does: the grace window with nothing stashed
+        (state.kind === "grace" && this.#settings.forwardDuringGrace &&
+          this.#stash.size === 0)) ||
+      sender === state.child
+    ) return false;
+    if (typeof message === "object" && message !== null && !forChild(message)) {
+      return false;
+    }
+    state.child.tell(message as T, sender);
+    return true;
   }
 
   /** grace → steady: the stash goes to the child, in order, before anything newer. */

@@ -21,7 +21,7 @@
  */
 
 import type { ActorContext } from "./actor.ts";
-import type { CellPort } from "./kernel/cell_port.ts";
+import type { CellPort, Door } from "./kernel/cell_port.ts";
 import type { ActorRef } from "./actor_ref.ts";
 import { isRuntimeNotice } from "./poison_pill.ts";
 import {
@@ -29,6 +29,8 @@ import {
   insideTracked,
   isTracked,
 } from "./tracked_message.ts";
+
+export type { Door };
 
 /** A message with its sender. */
 export interface Envelope {
@@ -129,4 +131,20 @@ export function releaseUndelivered(cell: CellPort): void {
   for (const { message, sender } of undelivered) {
     cell.core.deadLetter(message, sender, cell, "recipient stopped");
   }
+}
+
+/**
+ * Opens a door on the actor whose `context` this is (with `undefined`,
+ * closes it): while the actor is idle with nothing queued, `door` sees each
+ * message told to it first and may deliver it itself, so the message skips
+ * the actor's own turn (a BackoffSupervisor hands a steady child's
+ * messages straight to it). A door cannot overtake what waits in the
+ * mailbox, never sees a notice (a PoisonPill, a timer's tick), and closes
+ * when its instance restarts or stops.
+ */
+export function openDoor(
+  context: ActorContext<unknown>,
+  door: Door | undefined,
+): void {
+  (context as unknown as CellPort).setDoor(door);
 }

@@ -8,7 +8,7 @@
  */
 
 import { Actor } from "../runtime/actor.ts";
-import type { ActorRef } from "../runtime/actor_ref.ts";
+import { ActorRef } from "../runtime/actor_ref.ts";
 import type { ActorSystem } from "../runtime/actor_system.ts";
 import { Props } from "../runtime/props.ts";
 import { Terminated } from "../runtime/actor.ts";
@@ -70,10 +70,13 @@ function show(value: unknown): string {
 
 /**
  * Structural equality: primitives by `Object.is`, arrays element by
- * element, other objects by prototype and own enumerable properties.
+ * element, refs by identity, other objects by prototype and own enumerable
+ * properties.
  */
 function equal(a: unknown, b: unknown): boolean {
   if (Object.is(a, b)) return true;
+  // A ref is an identity: two actors are never equal, whatever their fields.
+  if (a instanceof ActorRef || b instanceof ActorRef) return false;
   if (
     typeof a !== "object" || typeof b !== "object" || a === null ||
     b === null || Object.getPrototypeOf(a) !== Object.getPrototypeOf(b)

@@ -31,15 +31,17 @@ interface Budget {
 
 const BUDGETS: Budget[] = [
   { id: "core-nothing", ceiling: 20, target: 20 },
-  { id: "core-tell", ceiling: 13_340, target: 8_000 },
-  { id: "core-backoff-supervisor", ceiling: 16_790, target: 10_000 },
+  // The seal (private state, the notice protocol) and a pattern's door in
+  // the kernel: +248 B over 13,159; the BackoffSupervisor's door, +210 more.
+  { id: "core-tell", ceiling: 13_410, target: 8_000 },
+  { id: "core-backoff-supervisor", ceiling: 17_000, target: 10_000 },
   // issue 27: + durableSocketAck (export *) and the socket actor's wait for
   // a server's word on what it handled (ack.decodeResume), 370 B.
-  { id: "core-backoff-supervisor-websocket", ceiling: 23_910, target: 14_000 },
+  { id: "core-backoff-supervisor-websocket", ceiling: 24_100, target: 14_000 },
   // issue 28: a program that uses only the socket's front door (`connect`).
   // issue 27: the socket actor's ack.decodeResume, 143 B.
-  { id: "websocket-connect", ceiling: 22_730, target: 10_000 },
-  { id: "core-all", ceiling: 22_150, target: 18_000 },
+  { id: "websocket-connect", ceiling: 22_930, target: 10_000 },
+  { id: "core-all", ceiling: 22_360, target: 18_000 },
 ];
 
 interface Row {

@@ -58,15 +58,15 @@ import { isRuntimeNotice, PoisonPill } from "../poison_pill.ts";
 import type { Props } from "../props.ts";
 import { noteMessage } from "../receive_timeout.ts";
 import { refusedWhileWaiting, scheduleRestart } from "../restart_after.ts";
-import type { CellPort } from "./cell_port.ts";
+import type { CellPort, Door } from "./cell_port.ts";
 import {
   BUSY,
   CellExtras,
   ESCALATED,
+  GUARDED,
   HANDED,
   HELD,
   type InFlight,
-  INSPECTED,
   NEW,
   NO_MESSAGE,
   POST_STOP,
@@ -110,10 +110,13 @@ export type CellMaker<C> = (
 
 /** A local actor's ref, context and state machine. Internal to the runtime. */
 export class ActorCell<T> extends CellContext<T> {
-  readonly #core: SystemCore;
-  readonly #parent: CellPort | undefined;
+  // Its identity, set once: public, so that two refs compare apart by
+  // structure (TestProbe, node:assert), and a ref inside a message cannot
+  // be cloned (`core` holds functions) but is refused as it always was.
+  readonly core: SystemCore;
+  readonly parentCell: CellPort | undefined;
   /** The name given, or for a generated name its sequence number (no strings made). */
-  readonly #childKey: string | number;
+  readonly childKey: string | number;
   #childSlot = 0;
   readonly #props: Props<T>;
   #actor: Actor<T> | undefined = undefined;
@@ -140,26 +143,17 @@ export class ActorCell<T> extends CellContext<T> {
     props: Props<T>,
   ) {
     super();
-    this.#core = core;
-    this.#parent = parent;
-    this.#childKey = childKey;
+    this.core = core;
+    this.parentCell = parent;
+    this.childKey = childKey;
     this.#props = props;
-    if (core.inspecting) this.#flags = INSPECTED;
+    if (core.inspecting) this.#flags = GUARDED;
   }
 
   // ── The port (`cell_port.ts`) ──
 
-  get core(): SystemCore {
-    return this.#core;
-  }
   get props(): Props<T> {
     return this.#props;
-  }
-  get parentCell(): CellPort | undefined {
-    return this.#parent;
-  }
-  get childKey(): string | number {
-    return this.#childKey;
   }
   get childSlot(): number {
     return this.#childSlot;
@@ -185,11 +179,11 @@ export class ActorCell<T> extends CellContext<T> {
 
   /** The actor's name: the one given, or `$` and its sequence number in base 36. */
   get name(): string {
-    const key = this.#childKey;
+    const key = this.childKey;
     return typeof key === "number" ? `$${key.toString(36)}` : key;
   }
   get path(): string {
-    const parent = this.#parent;
+    const parent = this.parentCell;
     return parent === undefined
       ? `/${this.name}`
       : `${parent.path}/${this.name}`;
@@ -207,7 +201,7 @@ export class ActorCell<T> extends CellContext<T> {
     return this.#status === SUSPENDED || this.#status === ESCALATED;
   }
   get shutdownTimeoutMs(): number {
-    return this.#props.shutdownTimeoutMs ?? this.#core.shutdownTimeoutMs;
+    return this.#props.shutdownTimeoutMs ?? this.core.shutdownTimeoutMs;
   }
   get receiveTimeoutSet(): boolean {
     return (this.#flags & RECEIVE_TIMEOUT) !== 0;
@@ -275,21 +269,42 @@ export class ActorCell<T> extends CellContext<T> {
    */
   enqueue(message: unknown, sender: unknown): void {
     if (
-      (this.#flags & (SCHEDULED | BUSY | INSPECTED)) === 0 &&
+      (this.#flags & (SCHEDULED | BUSY | GUARDED)) === 0 &&
       this.#status === RUNNING
     ) {
       this.#message = message;
       this.#sender = sender as ActorRef<unknown> | undefined;
       this.#flags |= SCHEDULED | HANDED;
-      this.#core.dispatcher.schedule(this);
+      this.core.dispatcher.schedule(this);
       return;
     }
-    if ((this.#flags & INSPECTED) !== 0) {
-      this.#core.eventStream.publish(
+    if ((this.#flags & GUARDED) !== 0 && this.#guarded(message, sender)) return;
+    this.#queue(message, sender);
+  }
+
+  /**
+   * A guarded door (GUARDED): the system inspects, or a pattern's door
+   * (`undelivered.ts`, `openDoor`) sees what is told while the actor is idle
+   * with nothing queued, so it cannot overtake what waits. `true` if the
+   * door delivered it.
+   */
+  #guarded(message: unknown, sender: unknown): boolean {
+    if (this.core.inspecting) {
+      this.core.eventStream.publish(
         new MessageSent(message, sender as ActorRef<never>, this),
       );
     }
-    this.#queue(message, sender);
+    const door = this.#extras?.door;
+    return door !== undefined && (this.#flags & (SCHEDULED | BUSY)) === 0 &&
+      this.#status === RUNNING && !Notice.is(message) &&
+      door(message, sender as ActorRef<never> | undefined);
+  }
+
+  /** Opens (or with `undefined` closes) a pattern's door (`undelivered.ts`). */
+  setDoor(door: Door | undefined): void {
+    this.ensureExtras().door = door;
+    if (door !== undefined || this.core.inspecting) this.#flags |= GUARDED;
+    else this.#flags &= ~GUARDED;
   }
 
   /** The general case of {@linkcode ActorCell.enqueue}: the mailbox, or dead letters. */
@@ -298,7 +313,7 @@ export class ActorCell<T> extends CellContext<T> {
       if (this.#status >= STOPPING) {
         // A runtime notice for a stopping actor was never sent by anyone.
         if (!isRuntimeNotice(message)) {
-          this.#core.deadLetter(message, sender, this, "recipient stopped");
+          this.core.deadLetter(message, sender, this, "recipient stopped");
         }
         return;
       }
@@ -309,12 +324,12 @@ export class ActorCell<T> extends CellContext<T> {
       ) return;
     }
     const mailbox = this.#mailbox ??= new Mailbox();
-    const capacity = this.#props.mailboxCapacity ?? this.#core.mailboxCapacity;
+    const capacity = this.#props.mailboxCapacity ?? this.core.mailboxCapacity;
     // A handed message waits too: it is logically the mailbox's head.
     const waiting = mailbox.size + ((this.#flags & HANDED) === 0 ? 0 : 1);
     if (waiting >= capacity && !isRuntimeNotice(message)) {
       const reason = `mailbox full (capacity ${capacity})`;
-      this.#core.deadLetter(message, sender, this, reason);
+      this.core.deadLetter(message, sender, this, reason);
       return;
     }
     mailbox.push(message, sender);
@@ -322,7 +337,7 @@ export class ActorCell<T> extends CellContext<T> {
       (this.#flags & (SCHEDULED | BUSY)) === 0 && this.#status < SUSPENDED
     ) {
       this.#flags |= SCHEDULED;
-      this.#core.dispatcher.schedule(this);
+      this.core.dispatcher.schedule(this);
     }
   }
 
@@ -353,8 +368,8 @@ export class ActorCell<T> extends CellContext<T> {
     // Throws for bad props, a bad or taken name, or a stopping parent.
     const childKey = newChildKey(this, props, name);
     const child = make === undefined
-      ? new ActorCell(this.#core, this, childKey, props)
-      : make(this.#core, this, childKey, props);
+      ? new ActorCell(this.core, this, childKey, props)
+      : make(this.core, this, childKey, props);
     (this.ensureExtras().children ??= new Children()).add(child.port);
     child.scheduleIfRunnable();
     return child;
@@ -433,7 +448,7 @@ export class ActorCell<T> extends CellContext<T> {
       const mailbox = this.#mailbox;
       if (mailbox === undefined || mailbox.size === 0) break;
       if (budget-- === 0) {
-        this.#core.dispatcher.schedule(this); // still SCHEDULED: to the back of the queue
+        this.core.dispatcher.schedule(this); // still SCHEDULED: to the back of the queue
         return;
       }
       const message = mailbox.shift();
@@ -476,7 +491,7 @@ export class ActorCell<T> extends CellContext<T> {
       this.#extras!.inFlight = undefined;
       endOwed(inFlight, putAside(message));
     }
-    this.#core.log.error(`runtime fault in the turn of ${this.path}`, error);
+    this.core.log.error(`runtime fault in the turn of ${this.path}`, error);
     // A stashed message is kept; a runtime notice was never anyone's.
     const undelivered = message !== NO_MESSAGE && !putAside(message) &&
       !isRuntimeNotice(message);
@@ -496,7 +511,7 @@ export class ActorCell<T> extends CellContext<T> {
         return;
       }
       this.#sender = message.from(sender) as ActorRef<unknown> | undefined;
-      if ((this.#flags & INSPECTED) !== 0) this.#inspect(opened);
+      if ((this.#flags & GUARDED) !== 0) this.#inspect(opened);
       if (message.taken === undefined) {
         this.#message = opened;
         return this.#receive(opened, message.quiet);
@@ -514,13 +529,14 @@ export class ActorCell<T> extends CellContext<T> {
       return;
     }
     this.#sender = sender as ActorRef<unknown> | undefined;
-    if ((this.#flags & INSPECTED) !== 0) this.#inspect(message);
+    if ((this.#flags & GUARDED) !== 0) this.#inspect(message);
     this.#receive(message);
   }
 
   /** An inspected cell (never handed a message) publishes what its handler gets next. */
   #inspect(message: unknown): void {
-    this.#core.eventStream.publish(
+    if (!this.core.inspecting) return; // guarded for a pattern's door only
+    this.core.eventStream.publish(
       new MessageReceived(message, this.#sender as ActorRef<never>, this),
     );
   }
@@ -552,8 +568,8 @@ export class ActorCell<T> extends CellContext<T> {
   #poisoned(sender: unknown): void {
     this.#message = NO_MESSAGE;
     this.#sender = undefined;
-    if (this.#parent !== undefined) return this.requestStop();
-    this.#core.deadLetter(
+    if (this.parentCell !== undefined) return this.requestStop();
+    this.core.deadLetter(
       PoisonPill,
       sender,
       this,
@@ -659,7 +675,7 @@ export class ActorCell<T> extends CellContext<T> {
         this.#mailbox.size > 0)
     ) {
       this.#flags |= SCHEDULED;
-      this.#core.dispatcher.schedule(this);
+      this.core.dispatcher.schedule(this);
     }
   }
 
@@ -695,7 +711,7 @@ export class ActorCell<T> extends CellContext<T> {
     this.#status = RUNNING;
     this.#flags &= ~UNSTARTED;
     this.#props.failureHandling?.actorStarted(this);
-    const events = this.#core.eventStream;
+    const events = this.core.eventStream;
     if (events.hasSubscribers) {
       events.publish(
         restartReason === NO_MESSAGE
@@ -739,6 +755,7 @@ export class ActorCell<T> extends CellContext<T> {
       extras.restartCapacity = -1;
       extras.behavior = undefined;
       extras.behaviorStack = undefined;
+      if (extras.door !== undefined) this.setDoor(undefined); // the old instance's
       // Stashed messages survive a restart, ahead of the mailbox (as Akka's Stash).
       if (extras.stash !== undefined && extras.stash.size > 0) {
         (this.#mailbox ??= new Mailbox()).prependAll(extras.stash);
@@ -811,7 +828,9 @@ export class ActorCell<T> extends CellContext<T> {
     // again; one whose async start was under way (a sibling escalated)
     // goes back to finishing it.
     const flags = this.#flags;
-    this.#status = (flags & UNSTARTED) === 0
+    // A sibling restarted with the group but not yet started has no
+    // instance either: it goes back to waiting for its start.
+    this.#status = (flags & UNSTARTED) === 0 && this.#actor !== undefined
       ? RUNNING
       : (flags & BUSY) !== 0
       ? STARTING
@@ -848,7 +867,7 @@ export class ActorCell<T> extends CellContext<T> {
   ): void {
     if (undelivered) {
       const reason = `processing failed: ${describeError(error)}`;
-      this.#core.deadLetter(message, sender, this, reason);
+      this.core.deadLetter(message, sender, this, reason);
     }
     if (this.#status >= STOPPING) {
       return this.logError("failed while stopping", error);
@@ -913,6 +932,7 @@ export class ActorCell<T> extends CellContext<T> {
     this.#flags &= ~(STOP_REQUESTED | RESTART_PENDING);
     const extras = this.#extras;
     if (extras !== undefined) {
+      if (extras.door !== undefined) this.setDoor(undefined);
       // A typed backoff's pending restart too (`restart_after.ts`).
       if (extras.timers !== undefined) this.closeTimers(extras.timers);
       extras.restartCapacity = -1;
@@ -978,10 +998,10 @@ export class ActorCell<T> extends CellContext<T> {
     releaseHeld(this); // stopped before it started: they wait no longer
     abandonAllLeftBehind(this);
     announceTermination(this);
-    const events = this.#core.eventStream;
+    const events = this.core.eventStream;
     if (events.hasSubscribers) events.publish(new ActorStopped(this));
-    const parent = this.#parent;
-    if (parent === undefined) this.#core.guardianTerminated();
+    const parent = this.parentCell;
+    if (parent === undefined) this.core.guardianTerminated();
     else parent.childTerminated(this);
   }
 }

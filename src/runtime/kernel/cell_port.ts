@@ -26,6 +26,16 @@ import type { CellExtras, NO_MESSAGE } from "./cell_state.ts";
 import type { Mailbox, Notice } from "./mailbox.ts";
 
 /**
+ * A pattern's door: offered what is told to its actor while the actor is
+ * idle with nothing queued (so it cannot overtake what waits); `true` if it
+ * delivered the message itself (to a child, say). Never a notice.
+ */
+export type Door = (
+  message: unknown,
+  sender: ActorRef<never> | undefined,
+) => boolean;
+
+/**
  * What a feature may read of a cell and do to it; with what supervision
  * may (`Supervisor`: restart, resume, stop, a typed backoff's restart).
  */
@@ -97,6 +107,8 @@ export interface CellPort extends ActorRef<never>, Supervisor {
   enqueueNotice(notice: Notice): void;
   /** Queues a notice someone sent (a transport's delivery), never handed over. */
   enqueueSent(message: Notice, sender: unknown): void;
+  /** Opens (or with `undefined` closes) a pattern's door. */
+  setDoor(door: Door | undefined): void;
   scheduleIfRunnable(): void;
 
   // ── Lifecycle steps the features drive ──

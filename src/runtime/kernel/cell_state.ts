@@ -12,7 +12,7 @@
  */
 
 import type { Behavior } from "../actor.ts";
-import type { CellPort } from "./cell_port.ts";
+import type { CellPort, Door } from "./cell_port.ts";
 import type { Children } from "../children.ts";
 import type { Logger } from "../logging.ts";
 import type { Mailbox, Notice } from "./mailbox.ts";
@@ -38,23 +38,27 @@ import type { SupervisionState } from "../../supervision/supervised.ts";
  *
  *   flag             NEW  STARTING RUNNING SUSPENDED ESCALATED STOPPING POST_STOP STOPPED
  *   SCHEDULED         ·      ·        ·        ·         ·        ³         ³        ³
- *   BUSY                     ·        ·                  ·¹
+ *   BUSY                     ·        ·        ·¹        ·¹
  *   STOP_REQUESTED    ·      ·        ·        ·         ·
- *   RESTART_PENDING   ·
+ *   RESTART_PENDING   ·                                  ·⁵
  *   HANDED                            ·        ·²        ·²
- *   HELD              ·
+ *   HELD              ·                                  ·⁵
  *   RECEIVE_TIMEOUT          ·        ·        ·         ·        ·         ·        ·
  *   TAKEN_OWED                        ·
  *   UNSTARTED         ·⁴     ·                 ·         ·        ·         ·        ·
- *   INSPECTED         ·      ·        ·        ·         ·        ·         ·        ·
+ *   GUARDED           ·      ·        ·        ·         ·        ·         ·        ·
  *
- * ¹ an async start or handler that a sibling's escalation suspended; a
- * resume goes back to it. ² a message handed to the idle actor before a
- * child's escalation failed it; its next run puts it back in the mailbox.
- * ³ only after a forced stop (`forceStop`), until the run it was queued for
- * finds nothing to do. ⁴ restarted after failing to start: the next start
- * sets it anyway. TAKEN_OWED lasts only while a turn runs; a stop clears
- * STOP_REQUESTED, RESTART_PENDING and (putting the message back) HANDED.
+ * ¹ an async start or handler in flight when a child escalated to it
+ * (SUSPENDED) or a sibling's escalation suspended it (ESCALATED); a resume
+ * goes back to it. ² a message handed to the idle actor before a child's
+ * escalation failed it; its next run puts it back in the mailbox. ³ within
+ * the run that stopped it (a handler's `stopSelf()` and then a throw), or
+ * after a forced stop (`forceStop`) until the run it was queued for finds
+ * nothing to do. ⁴ restarted after failing to start: the next start sets it
+ * anyway. ⁵ a sibling restarted with its group and not started yet when the
+ * group escalated: a resume sends it back to NEW, which honours both.
+ * TAKEN_OWED lasts only while a turn runs; a stop clears STOP_REQUESTED,
+ * RESTART_PENDING and (putting the message back) HANDED.
  */
 export const NEW = 0;
 export const STARTING = 1;
@@ -74,7 +78,7 @@ export const HELD = 32; // restarted with a group: starts once the sibling befor
 export const RECEIVE_TIMEOUT = 64; // a receive timeout is set: messages note their arrival
 export const TAKEN_OWED = 128; // the turn under way owes its notice `taken()` when it ends (not stashed, not async)
 export const UNSTARTED = 256; // its instance has not finished starting (preStart or postRestart): a resume starts again
-export const INSPECTED = 512; // its system inspects: sends and receives are published, and no message is handed over
+export const GUARDED = 512; // its system inspects, or a pattern's door sees what is told first: no message is handed over
 
 /**
  * Marks a failure that happened outside any message (in start or restart);
@@ -120,6 +124,8 @@ export class CellExtras {
   /** The handler installed by `become`; `undefined` means `onReceive`. */
   behavior: Behavior<never> | undefined = undefined;
   behaviorStack: (Behavior<never> | undefined)[] | undefined = undefined;
+  /** A pattern's door, with the GUARDED flag (`undelivered.ts`, `openDoor`). */
+  door: Door | undefined = undefined;
   stash: Mailbox | undefined = undefined;
   timers: ActorTimers | undefined = undefined;
   logger: Logger | undefined = undefined;
