@@ -127,8 +127,18 @@ export const BATCH_SLOTS = 2048;
 /**
  * Frames waiting to be posted, flushed once per turn of the event loop (a
  * microtask after the first frame is queued), so the messages sent in one
- * dispatcher slice cross in one `postMessage`, or in a few, of up to
+ * dispatcher slice cross in one `postMessage`, or in a few, of about
  * {@linkcode BATCH_SLOTS} slots each, when there are many.
+ *
+ * A batch that fills is posted at once, unless this side owes the other an
+ * outcome (see {@linkcode Outbox.owe}): then the turn that filled it may be
+ * the turn of an owed message, and the batch goes when the next owed
+ * message's outcome is queued (that turn's end), or at the end of the
+ * slice. A message's acknowledgement thus crosses in the same post as the
+ * replies its turn sent: one `postMessage` is all a `worker.terminate()`
+ * lets through or stops, so a message answered is never also a dead letter
+ * on the other side. Such a batch holds up to BATCH_SLOTS slots and what
+ * one turn adds.
  */
 export class Outbox {
   readonly #endpoint: Endpoint;
@@ -148,6 +158,8 @@ export class Outbox {
   #runTarget: string | number = 0;
   #runSender = 0;
   #runSeq = 0;
+  /** Messages from the other side still owed an outcome (see `owe`). */
+  #owed = 0;
   #scheduled = false;
   #closed = false;
   readonly #flush = (): void => {
@@ -209,7 +221,9 @@ export class Outbox {
       this.#runSender = sender;
       this.#runSeq = seq === 0 ? 0 : seq + 1;
     }
-    if (frames.length >= BATCH_SLOTS) this.flush(); // posted at once when full
+    // Posted at once when full, unless a turn owed an outcome may be under
+    // way (then at its end: see the class's header).
+    if (frames.length >= BATCH_SLOTS && this.#owed === 0) this.flush();
     else if (!this.#scheduled) this.#schedule();
   }
 
@@ -220,13 +234,39 @@ export class Outbox {
     this.#schedule();
   }
 
-  /** Acknowledges one seq (sent with the next batch, in runs). */
-  ack(seq: number): void {
+  /**
+   * One more message from the other side whose outcome this side owes: an
+   * acknowledgement or its return, queued with `ack(seq, true)` or
+   * `undelivered` when its turn ends.
+   */
+  owe(): void {
+    this.#owed++;
+  }
+
+  /**
+   * Acknowledges one seq (sent with the next batch, in runs); `owed`: it is
+   * the outcome of a message counted by `owe`.
+   */
+  ack(seq: number, owed = false): void {
     const acks = this.#acks;
     const n = acks.length;
     if (n > 0 && acks[n - 1] === seq - 1) acks[n - 1] = seq;
     else acks.push(seq, seq);
-    if (!this.#scheduled) this.#schedule();
+    if (owed) this.#paid();
+    else if (!this.#scheduled) this.#schedule();
+  }
+
+  /** Returns an owed message (counted by `owe`) with `reason`. */
+  undelivered(seq: number, reason: string): void {
+    this.frame(UNDELIVERED, seq, reason);
+    this.#paid();
+  }
+
+  /** An owed message's turn has ended: a batch it filled goes now, whole. */
+  #paid(): void {
+    this.#owed--;
+    if (this.#frames.length >= BATCH_SLOTS) this.flush();
+    else if (!this.#scheduled) this.#schedule();
   }
 
   /** Drops whatever is queued and posts nothing more. */
