@@ -414,8 +414,9 @@ export class Book<M, R> {
     recipient: R,
   ): void {
     const chunks = this.#chunks;
-    if (chunks.length === 0) this.#first = Math.floor(seq / CHUNK);
-    let c = Math.floor(seq / CHUNK) - this.#first;
+    const number = Math.floor(seq / CHUNK);
+    if (chunks.length === 0) this.#first = number;
+    let c = number - this.#first;
     this.#last = seq;
     if (c >= chunks.length) {
       // A new chunk: first drop those emptied while still being filled.
@@ -456,16 +457,19 @@ export class Book<M, R> {
     this.sender = chunk[slot + 1] as R | undefined;
     this.recipient = recipient as R;
     chunk[slot] = chunk[slot + 1] = chunk[slot + 2] = undefined;
-    if (--this.#live[c] === 0) {
-      if (c === 0) this.#dropEmpty();
-      else if (c < Math.floor(this.#last / CHUNK) - this.#first) {
-        // Emptied behind an older entry held long (a stashed message):
-        // freed now, so that one entry does not keep every later chunk.
-        this.#recycle(chunk);
-        chunks[c] = EMPTIED;
-      }
-    }
+    if (--this.#live[c] === 0) this.#emptied(c, chunk);
     return true;
+  }
+
+  /** Chunk `c` (`chunk`) has just lost its last entry. */
+  #emptied(c: number, chunk: unknown[]): void {
+    if (c === 0) this.#dropEmpty();
+    else if (c < Math.floor(this.#last / CHUNK) - this.#first) {
+      // Emptied behind an older entry held long (a stashed message):
+      // freed now, so that one entry does not keep every later chunk.
+      this.#recycle(chunk);
+      this.#chunks[c] = EMPTIED;
+    }
   }
 
   /**
@@ -475,12 +479,29 @@ export class Book<M, R> {
    * what is in flight costs no more than what is.
    */
   drop(first: number, last: number): number {
-    const from = Math.max(first, this.#first * CHUNK);
-    const to = this.#chunks.length === 0
-      ? from - 1
-      : Math.min(last, this.#last);
     let missing = last - first + 1;
-    for (let seq = from; seq <= to; seq++) if (this.take(seq)) missing--;
+    let seq = Math.max(first, this.#first * CHUNK);
+    const to = this.#chunks.length === 0 ? seq - 1 : Math.min(last, this.#last);
+    // Chunk by chunk (an acknowledgement is a run of thousands of seqs).
+    while (seq <= to) {
+      const number = Math.floor(seq / CHUNK);
+      const c = number - this.#first;
+      const end = Math.min(to, number * CHUNK + CHUNK - 1);
+      const chunk = this.#chunks[c];
+      let found = 0;
+      const stop = (end % CHUNK) * 3;
+      for (let slot = (seq % CHUNK) * 3; slot <= stop; slot += 3) {
+        if (chunk[slot + 2] !== undefined) { // undefined in EMPTIED, too
+          chunk[slot] = chunk[slot + 1] = chunk[slot + 2] = undefined;
+          found++;
+        }
+      }
+      seq = end + 1;
+      if (found > 0) {
+        missing -= found;
+        if ((this.#live[c] -= found) === 0) this.#emptied(c, chunk);
+      }
+    }
     this.message = this.sender = this.recipient = undefined;
     return missing;
   }
