@@ -10,15 +10,16 @@
 
 import { fail } from "../validation.ts";
 
+/** Every `Transfer` made: told apart by identity, which no proxy's trap sees. */
+const transfers = /* @__PURE__ */ new WeakSet<object>();
+
 /**
  * Whether `value` is a {@linkcode Transfer}, asked without calling anything
  * of `value`'s (`instanceof` runs a proxy's traps, and a revoked proxy
- * throws; a private brand's `in` runs none): a `tell` checks it in the
- * sender's turn, for every message (a brand costs less than the `WeakSet`
- * lookup it replaces). Internal.
+ * throws): a `tell` checks it in the sender's turn. Internal.
  */
 export function isTransfer(value: unknown): value is Transfer {
-  return typeof value === "object" && value !== null && Transfer.is(value);
+  return typeof value === "object" && value !== null && transfers.has(value);
 }
 
 /**
@@ -48,25 +49,6 @@ export class Transfer<T = unknown> {
    * @param message What the receiver gets.
    * @param transfer The objects inside `message` to move.
    */
-  readonly #transfer = true;
-
-  /**
-   * Whether `value` (an object) is a `Transfer`. Internal.
-   *
-   * @example Usage
-   * ```ts
-   * import { Transfer } from "@understudy/core/worker";
-   *
-   * Transfer.is(new Transfer("hello", [])); // true
-   * ```
-   *
-   * @param value Any object.
-   * @returns Whether it was made by `new Transfer`.
-   */
-  static is(value: object): boolean {
-    return #transfer in value;
-  }
-
   constructor(readonly message: T, transfer: readonly object[]) {
     if (!Array.isArray(transfer)) {
       fail(
@@ -77,5 +59,6 @@ export class Transfer<T = unknown> {
       );
     }
     this.transfer = [...transfer];
+    transfers.add(this);
   }
 }
