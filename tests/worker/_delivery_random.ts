@@ -91,7 +91,7 @@ export async function workerRandomRun(
       }),
       "compute",
     );
-    const spawned = spawnInWorker<{ n: number }>(
+    const spawned = spawnInWorker<{ n: number; replies: number }>(
       worker,
       "job",
       "Job",
