@@ -874,6 +874,10 @@ function methods(results) {
 function merged(meta) {
   return (meta.merged ?? []).map((m) => {
     const workloads = [...new Set(m.jobs.map((id) => id.split("/")[0]))];
+    // A run of only the size step or the transports' own benches has no job.
+    if (workloads.length === 0) {
+      workloads.push(m.command.match(/--only=(\S+)/)?.[1] ?? "none");
+    }
     return ` **Re-measured later, in a run of their own (\`${m.command}\`, ${
       m.date.slice(0, 10)
     }, at \`${m.revision}\`, ${m.warmup} warm-up + ${m.runs} runs): ${

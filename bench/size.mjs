@@ -143,6 +143,31 @@ await socket.sendConfirmed("hello again");
 await socket.close();`,
     },
     {
+      // Issue 29, item 3: the worker's main side, a `tell` program that
+      // spawns its actor in a worker. What it adds to `core-tell` is what the
+      // transport costs (target at most 4 KB gzipped).
+      id: "worker-main",
+      label:
+        "understudy: `workerProps` + `spawnInWorker` + `tell` (the main side)",
+      impl: "understudy",
+      contents: `import { ActorSystem } from "${at(".")}";
+import { spawnInWorker, workerProps } from "${at("./worker")}";
+const system = ActorSystem.create("app");
+const gate = system.actorOf(workerProps({ create: () => new Worker(new URL("./worker.js", import.meta.url), { type: "module" }) }), "compute");
+(await spawnInWorker(gate, "greeter", "Greeter")).tell("hello");
+await system.terminate();`,
+    },
+    {
+      // The worker's side: `serveWorker` and one actor, in the worker's script.
+      id: "worker-serve",
+      label: "understudy: `serveWorker` + `Actor` (the worker's script)",
+      impl: "understudy",
+      contents: `import { Actor } from "${at(".")}";
+import { serveWorker } from "${at("./worker")}";
+class Greeter extends Actor { onReceive(message) { this.sender?.tell(message); } }
+serveWorker(self, { actors: { Greeter: () => new Greeter() } });`,
+    },
+    {
       id: "xstate",
       label: "xstate: `createMachine` + `createActor`",
       impl: "xstate",

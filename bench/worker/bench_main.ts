@@ -14,6 +14,7 @@ declare const __workerBenchArgs: {
   quick: boolean;
   workerUrl: string;
   runs?: number;
+  cases?: string[];
 };
 
 const NODE = "node:worker_threads";
@@ -112,6 +113,31 @@ async function rawBatchedStream(): Promise<number> {
   for (let n = 0; n < STREAM; n++) {
     batch.push({ n });
     if (batch.length === RAW_BATCH) {
+      handle.endpoint.postMessage(batch);
+      batch = [];
+    }
+  }
+  if (batch.length > 0) handle.endpoint.postMessage(batch);
+  handle.endpoint.postMessage("count");
+  const count = await next(handle.endpoint);
+  const ms = performance.now() - t0;
+  if (count !== STREAM) throw new Error(`raw batched stream counted ${count}`);
+  await handle.terminate();
+  return STREAM / ms * 1000;
+}
+
+/**
+ * As {@linkcode rawBatchedStream}, in batches of 256 messages: the
+ * reference of issue 29's "at least 0.7× hand-made batches of 256" (a
+ * batch size one would pick by hand).
+ */
+async function rawBatched256Stream(): Promise<number> {
+  const handle = await startIn("raw")();
+  const t0 = performance.now();
+  let batch: { n: number }[] = [];
+  for (let n = 0; n < STREAM; n++) {
+    batch.push({ n });
+    if (batch.length === 256) {
       handle.endpoint.postMessage(batch);
       batch = [];
     }
@@ -241,15 +267,20 @@ function median(values: number[]): number {
   return sorted[Math.floor(sorted.length / 2)];
 }
 
-const cases: Record<string, () => Promise<number>> = {
+const allCases: Record<string, () => Promise<number>> = {
   rawStream,
   rawBatchedStream,
+  rawBatched256Stream,
   rawBatchedKeptStream,
   actorStream,
   rawPingPong,
   comlinkPingPong,
   actorPingPong,
 };
+// `--cases=a,b` (bench/worker.mjs) measures only those.
+const cases = args.cases === undefined
+  ? allCases
+  : Object.fromEntries(args.cases.map((name) => [name, allCases[name]]));
 const results: Record<string, number> = {};
 const samples: Record<string, number[]> = {};
 for (const name of Object.keys(cases)) samples[name] = [];

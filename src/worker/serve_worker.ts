@@ -154,14 +154,15 @@ class FromMain extends TrackedMessage {
     readonly outbox: Outbox,
   ) {
     super();
+    outbox.owe();
   }
 
   taken(): void {
-    this.outbox.ack(this.seq);
+    this.outbox.ack(this.seq, true);
   }
 
   undelivered(reason: string): void {
-    this.outbox.frame(UNDELIVERED, this.seq, reason);
+    this.outbox.undelivered(this.seq, reason);
   }
 }
 

@@ -127,8 +127,18 @@ export const BATCH_SLOTS = 2048;
 /**
  * Frames waiting to be posted, flushed once per turn of the event loop (a
  * microtask after the first frame is queued), so the messages sent in one
- * dispatcher slice cross in one `postMessage`, or in a few, of up to
+ * dispatcher slice cross in one `postMessage`, or in a few, of about
  * {@linkcode BATCH_SLOTS} slots each, when there are many.
+ *
+ * A batch that fills is posted at once, unless this side owes the other an
+ * outcome (see {@linkcode Outbox.owe}): then the turn that filled it may be
+ * the turn of an owed message, and the batch goes when the next owed
+ * message's outcome is queued (that turn's end), or at the end of the
+ * slice. A message's acknowledgement thus crosses in the same post as the
+ * replies its turn sent: one `postMessage` is all a `worker.terminate()`
+ * lets through or stops, so a message answered is never also a dead letter
+ * on the other side. Such a batch holds up to BATCH_SLOTS slots and what
+ * one turn adds.
  */
 export class Outbox {
   readonly #endpoint: Endpoint;
@@ -148,6 +158,8 @@ export class Outbox {
   #runTarget: string | number = 0;
   #runSender = 0;
   #runSeq = 0;
+  /** Messages from the other side still owed an outcome (see `owe`). */
+  #owed = 0;
   #scheduled = false;
   #closed = false;
   readonly #flush = (): void => {
@@ -209,7 +221,9 @@ export class Outbox {
       this.#runSender = sender;
       this.#runSeq = seq === 0 ? 0 : seq + 1;
     }
-    if (frames.length >= BATCH_SLOTS) this.flush(); // posted at once when full
+    // Posted at once when full, unless a turn owed an outcome may be under
+    // way (then at its end: see the class's header).
+    if (frames.length >= BATCH_SLOTS && this.#owed === 0) this.flush();
     else if (!this.#scheduled) this.#schedule();
   }
 
@@ -220,13 +234,39 @@ export class Outbox {
     this.#schedule();
   }
 
-  /** Acknowledges one seq (sent with the next batch, in runs). */
-  ack(seq: number): void {
+  /**
+   * One more message from the other side whose outcome this side owes: an
+   * acknowledgement or its return, queued with `ack(seq, true)` or
+   * `undelivered` when its turn ends.
+   */
+  owe(): void {
+    this.#owed++;
+  }
+
+  /**
+   * Acknowledges one seq (sent with the next batch, in runs); `owed`: it is
+   * the outcome of a message counted by `owe`.
+   */
+  ack(seq: number, owed = false): void {
     const acks = this.#acks;
     const n = acks.length;
     if (n > 0 && acks[n - 1] === seq - 1) acks[n - 1] = seq;
     else acks.push(seq, seq);
-    if (!this.#scheduled) this.#schedule();
+    if (owed) this.#paid();
+    else if (!this.#scheduled) this.#schedule();
+  }
+
+  /** Returns an owed message (counted by `owe`) with `reason`. */
+  undelivered(seq: number, reason: string): void {
+    this.frame(UNDELIVERED, seq, reason);
+    this.#paid();
+  }
+
+  /** An owed message's turn has ended: a batch it filled goes now, whole. */
+  #paid(): void {
+    this.#owed--;
+    if (this.#frames.length >= BATCH_SLOTS) this.flush();
+    else if (!this.#scheduled) this.#schedule();
   }
 
   /** Drops whatever is queued and posts nothing more. */
@@ -374,8 +414,9 @@ export class Book<M, R> {
     recipient: R,
   ): void {
     const chunks = this.#chunks;
-    if (chunks.length === 0) this.#first = Math.floor(seq / CHUNK);
-    let c = Math.floor(seq / CHUNK) - this.#first;
+    const number = Math.floor(seq / CHUNK);
+    if (chunks.length === 0) this.#first = number;
+    let c = number - this.#first;
     this.#last = seq;
     if (c >= chunks.length) {
       // A new chunk: first drop those emptied while still being filled.
@@ -416,16 +457,19 @@ export class Book<M, R> {
     this.sender = chunk[slot + 1] as R | undefined;
     this.recipient = recipient as R;
     chunk[slot] = chunk[slot + 1] = chunk[slot + 2] = undefined;
-    if (--this.#live[c] === 0) {
-      if (c === 0) this.#dropEmpty();
-      else if (c < Math.floor(this.#last / CHUNK) - this.#first) {
-        // Emptied behind an older entry held long (a stashed message):
-        // freed now, so that one entry does not keep every later chunk.
-        this.#recycle(chunk);
-        chunks[c] = EMPTIED;
-      }
-    }
+    if (--this.#live[c] === 0) this.#emptied(c, chunk);
     return true;
+  }
+
+  /** Chunk `c` (`chunk`) has just lost its last entry. */
+  #emptied(c: number, chunk: unknown[]): void {
+    if (c === 0) this.#dropEmpty();
+    else if (c < Math.floor(this.#last / CHUNK) - this.#first) {
+      // Emptied behind an older entry held long (a stashed message):
+      // freed now, so that one entry does not keep every later chunk.
+      this.#recycle(chunk);
+      this.#chunks[c] = EMPTIED;
+    }
   }
 
   /**
@@ -435,12 +479,29 @@ export class Book<M, R> {
    * what is in flight costs no more than what is.
    */
   drop(first: number, last: number): number {
-    const from = Math.max(first, this.#first * CHUNK);
-    const to = this.#chunks.length === 0
-      ? from - 1
-      : Math.min(last, this.#last);
     let missing = last - first + 1;
-    for (let seq = from; seq <= to; seq++) if (this.take(seq)) missing--;
+    let seq = Math.max(first, this.#first * CHUNK);
+    const to = this.#chunks.length === 0 ? seq - 1 : Math.min(last, this.#last);
+    // Chunk by chunk (an acknowledgement is a run of thousands of seqs).
+    while (seq <= to) {
+      const number = Math.floor(seq / CHUNK);
+      const c = number - this.#first;
+      const end = Math.min(to, number * CHUNK + CHUNK - 1);
+      const chunk = this.#chunks[c];
+      let found = 0;
+      const stop = (end % CHUNK) * 3;
+      for (let slot = (seq % CHUNK) * 3; slot <= stop; slot += 3) {
+        if (chunk[slot + 2] !== undefined) { // undefined in EMPTIED, too
+          chunk[slot] = chunk[slot + 1] = chunk[slot + 2] = undefined;
+          found++;
+        }
+      }
+      seq = end + 1;
+      if (found > 0) {
+        missing -= found;
+        if ((this.#live[c] -= found) === 0) this.#emptied(c, chunk);
+      }
+    }
     this.message = this.sender = this.recipient = undefined;
     return missing;
   }

@@ -351,6 +351,13 @@ export class NoRefSender extends Actor<unknown> {
  * batch holds, so a batch is posted in the middle of the turn), then
  * stashes it.
  */
+/** In the worker: answers each message with 2,100 replies, more than a batch holds. */
+export class Chatty extends Actor<unknown> {
+  onReceive(): void {
+    for (let n = 0; n < 2_100; n++) this.sender?.tell(n);
+  }
+}
+
 export class ChattyStasher extends Actor<unknown> {
   onReceive(): void {
     for (let n = 0; n < 2_100; n++) this.sender?.tell(n);

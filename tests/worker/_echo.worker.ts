@@ -6,7 +6,7 @@
 
 import type { Endpoint } from "../../src/worker/endpoint.ts";
 import { serveWorker } from "../../src/worker/serve_worker.ts";
-import { Counter, Echo, Incrementer, Recorder } from "./_actors.ts";
+import { Chatty, Counter, Echo, Incrementer, Recorder } from "./_actors.ts";
 
 // A specifier in a variable, so bundlers for the browser leave it alone.
 const WORKER_THREADS = "node:worker_threads";
@@ -18,6 +18,7 @@ const endpoint: Endpoint = typeof self !== "undefined"
 serveWorker(endpoint, {
   actors: {
     Echo: () => new Echo(),
+    Chatty: () => new Chatty(),
     Counter: () => new Counter(),
     Incrementer: () => new Incrementer(),
     // Throws at the worker's top level (outside any actor) after handling

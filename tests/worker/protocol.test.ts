@@ -44,6 +44,7 @@ import {
   BadMover,
   BadReplier,
   Caller,
+  Chatty,
   ChattyStasher,
   collecting,
   Counter,
@@ -96,6 +97,7 @@ function setup(
     AskBack: () => new AskBack(),
     ImpatientAsker: () => new ImpatientAsker(),
     Stasher: () => new Stasher(),
+    Chatty: () => new Chatty(),
     ChattyStasher: () => new ChattyStasher(),
     AsyncStasher: () => new AsyncStasher(),
     NoRefSender: () => new NoRefSender(),
@@ -1433,6 +1435,37 @@ describe("a message a worker actor stashes", () => {
         assert.equal(letter.recipient, supervisor);
       }
       assert.deepEqual(seen, ["hello"]);
+    } finally {
+      await stop();
+    }
+  });
+
+  it("answered in a turn that filled a batch crosses with its acknowledgement: a worker lost after that post never dead-letters it", async () => {
+    const { system, worker, fakes, dead, stop } = setup();
+    try {
+      const { seen, collector } = collecting(system);
+      const chatty = await spawnInWorker(worker, "chatty", "Chatty");
+      // The worker is lost right after its next post, as a terminate() that
+      // lands between two posts: one post is all that crosses, or nothing.
+      const inside = fakes.workers[0].inside;
+      const post = inside.postMessage.bind(inside);
+      inside.postMessage = (batch, transfer) => {
+        post(batch, transfer);
+        inside.cut = true;
+      };
+      chatty.tell("go", collector);
+      await until(() => seen.length > 0);
+      chatty.tell("after the loss"); // never reaches the worker
+      fakes.workers[0].crash("lost after one post");
+      await until(() =>
+        dead.some((letter) => letter.message === "after the loss")
+      );
+      assert.equal(seen.length, 2_100, "every reply of the turn crossed");
+      assert.deepEqual(
+        dead.filter((letter) => letter.message === "go"),
+        [],
+        "answered, so not a dead letter",
+      );
     } finally {
       await stop();
     }

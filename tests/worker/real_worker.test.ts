@@ -4,8 +4,10 @@
 // Copyright 2026 the understudy authors. MIT license.
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
+import { Actor } from "../../src/runtime/actor.ts";
 import { ActorSystem } from "../../src/runtime/actor_system.ts";
 import { DeadLetter } from "../../src/runtime/event_stream.ts";
+import { PoisonPill } from "../../src/runtime/poison_pill.ts";
 import { Props } from "../../src/runtime/props.ts";
 import type {
   Endpoint,
@@ -189,6 +191,36 @@ describe("actors in a real worker", () => {
     assert.equal(started.length, 1);
     assert.equal(started[0].terminated, true);
     assert.equal((started[0].handle.endpoint as Counted).listeners, 0);
+  });
+
+  it("terminated at the first reply of a turn that filled a batch: the message answered is not a dead letter", async () => {
+    const { system, worker, dead, started, stop } = setup();
+    try {
+      const chatty = await spawnInWorker<string>(worker, "chatty", "Chatty");
+      let replies = 0;
+      // At its first reply, the worker is terminated (what it posted after
+      // that post is lost with it) and the gate stopped.
+      class Killer extends Actor<number> {
+        onReceive(): void {
+          if (replies++ > 0) return;
+          started[0].handle.terminate();
+          chatty.tell("after the terminate"); // never handled
+          worker.tell(PoisonPill);
+        }
+      }
+      const killer = system.actorOf(Props.create(() => new Killer()));
+      chatty.tell("go", killer);
+      await until(() =>
+        dead.some((letter) => letter.message === "after the terminate")
+      );
+      assert.deepEqual(
+        dead.filter((letter) => letter.message === "go").map((l) => l.reason),
+        [],
+        `answered ${replies} times, so not a dead letter`,
+      );
+    } finally {
+      await stop();
+    }
   });
 
   it("killed mid-stream under a BackoffSupervisor: every message is handled once or dead-lettered once", async () => {

@@ -141,4 +141,17 @@ describe("the outbox's acknowledgements", () => {
     assert.ok(batch.every((slot) => !Array.isArray(slot)), "no array in it");
     box.close();
   });
+
+  it("of a turn that filled a batch go in that batch, its replies and the acknowledgement in one post", () => {
+    const { box, posted } = outbox();
+    box.owe(); // a message from the main side, its turn under way
+    for (let n = 0; n < BATCH_SLOTS + 100; n++) box.deliver(0, 1, n, 0);
+    assert.equal(posted.length, 0, "not posted before the turn ends");
+    box.ack(7, true); // the turn ends
+    assert.equal(posted.length, 1, "posted at the turn's end, whole");
+    const batch = posted[0];
+    assert.equal(batch[4], BATCH_SLOTS + 100, "every reply in one run");
+    assert.deepEqual(batch.slice(batch.length - 4), [ACKS, 2, 7, 7]);
+    box.close();
+  });
 });
