@@ -3,16 +3,30 @@
 /**
  * A type-only stand-in for Cloudflare's `cloudflare:workers`, so that
  * `deno check` can read the example without the platform's types. The
- * bundle replaces this module with the real one (see `README.md`); when
+ * bundle (`build.mjs`) replaces this module with the real one; when
  * deploying with wrangler, import `DurableObject` from `"cloudflare:workers"`
- * in `worker.ts` instead.
+ * instead.
  *
  * @module
  */
 
+/** A WebSocket accepted through the Hibernation API, as far as the example uses it. */
+export interface HibernatableWebSocket {
+  send(data: string | ArrayBuffer): void;
+  close(code?: number, reason?: string): void;
+  serializeAttachment(value: unknown): void;
+  deserializeAttachment(): unknown;
+}
+
 /** The part of `DurableObjectState` the example uses. */
 export interface DurableObjectState {
   readonly id: { readonly name?: string };
+  /** Accepts a server socket through the Hibernation API, with tags. */
+  acceptWebSocket(socket: HibernatableWebSocket, tags?: string[]): void;
+  /** The sockets accepted so far and still open, those with `tag` only if given. */
+  getWebSockets(tag?: string): HibernatableWebSocket[];
+  /** Resets the object: what an eviction does, on demand. */
+  abort(reason?: string): void;
 }
 
 /** Cloudflare's Durable Object base class: the public methods of its subclasses are RPC methods. */

@@ -1,0 +1,193 @@
+// Copyright 2026 the understudy authors. MIT license.
+
+/**
+ * The room's actors: `Room`, which keeps the shared list of words in the
+ * object's storage, and `Lookup`, which asks the flaky upstream for each
+ * word's definition under a durable BackoffSupervisor. Plain actors: the
+ * Durable Object (`room_object.ts`) hosts them, and `tests/durable/`
+ * drives them in workerd.
+ *
+ * @module
+ */
+
+import { Actor, type ActorRef, BackoffSupervisor, Props } from "../../mod.ts";
+import {
+  durableBackoff,
+  DurableState,
+  type DurableStore,
+} from "../../src/durable/mod.ts";
+
+/** One word of the room's list. */
+export interface Item {
+  /** Its place in the list, from 1. */
+  readonly n: number;
+  readonly word: string;
+  /** Who added it (the page's name). */
+  readonly by: string;
+  /** From the upstream; absent while the lookup is under way. */
+  readonly definition?: string;
+}
+
+/** What a page asks of the room. */
+export type Command = { op: "add"; word: string; by: string };
+
+/** What the room's actor takes. */
+export type RoomMessage =
+  | { type: "command"; command: Command; from: Sender }
+  | { type: "snapshot" }
+  | { type: "handled"; client: string }
+  | { type: "defined"; n: number; definition: string }
+  | { type: "lookup-failed"; n: number; word: string };
+
+/** Who sent a command: the page's client id, and the command's id from it (1, 2, 3, …). */
+export interface Sender {
+  readonly client: string;
+  readonly id: number;
+}
+
+/** What `Lookup` takes. */
+export interface LookupRequest {
+  readonly n: number;
+  readonly word: string;
+}
+
+/** A frame the room sends every page. */
+export type RoomFrame =
+  | { type: "items"; items: Item[] }
+  | { type: "item"; item: Item };
+
+/** Calls the upstream: the definition of `word`, or a throw. */
+export type Upstream = (word: string) => Promise<string>;
+
+/** Sends a frame to every page connected to the room. */
+export type Broadcast = (frame: RoomFrame) => void;
+
+/** The supervisor's backoff: 100 ms, doubling to 2 s, ±20%. */
+export const LOOKUP_BACKOFF = {
+  minBackoff: 100,
+  maxBackoff: 2_000,
+  randomFactor: 0.2,
+} as const;
+
+/**
+ * Looks one word up at a time. A failed call tells the room (its
+ * supervisor's parent, as a BackoffSupervisor passes on what a child tells
+ * its parent) to ask again, then throws: the supervisor respawns it after
+ * a backoff, and what was asked meanwhile waits in its durable stash. A
+ * call that succeeds sets the supervisor's restart count back to 0
+ * (`resetCounter: "manual"`), so consecutive failures back off longer and
+ * longer, and the first success ends that.
+ */
+export class Lookup extends Actor<LookupRequest> {
+  constructor(readonly upstream: Upstream) {
+    super();
+  }
+
+  async onReceive({ n, word }: LookupRequest): Promise<void> {
+    let definition: string;
+    try {
+      definition = await this.upstream(word);
+    } catch (error) {
+      this.context.parent.tell({ type: "lookup-failed", n, word }, this.self);
+      throw error;
+    }
+    this.context.parent.tell({ type: "defined", n, definition }, this.self);
+    // A success, not up-time, is what says the upstream is back.
+    this.context.parent.tell(BackoffSupervisor.Reset);
+  }
+}
+
+/**
+ * The shared list. Every change is one write of the list to the object's
+ * storage, in the turn that makes it: the platform's output gate holds
+ * what the object sends afterwards (the page's acknowledgement) until the
+ * write is durable.
+ */
+export class Room extends Actor<RoomMessage> {
+  readonly #items: DurableState<Item[]>;
+  /** The last command id handled from each client: written with the change it made. */
+  readonly #handled: DurableState<Record<string, number>>;
+  #lookups!: ActorRef<LookupRequest>;
+
+  constructor(
+    readonly store: DurableStore,
+    readonly upstream: Upstream,
+    readonly broadcast: Broadcast,
+  ) {
+    super();
+    this.#items = new DurableState<Item[]>(store, "room/items", []);
+    this.#handled = new DurableState(store, "room/handled", {});
+  }
+
+  override preStart(): void {
+    this.#lookups = this.context.actorOf(
+      BackoffSupervisor.props({
+        childProps: Props.create(() => new Lookup(this.upstream)),
+        childName: "lookup",
+        ...LOOKUP_BACKOFF,
+        resetCounter: "manual",
+        // Its restart count, stash and pending respawn outlive an eviction.
+        durable: durableBackoff(this.store, "room/lookups"),
+      }),
+      "lookups",
+    ) as ActorRef<LookupRequest>;
+    // A lookup in flight when the object was evicted went with its memory:
+    // ask again for every word still without a definition (the room keeps
+    // the first answer; a word may so be looked up twice).
+    for (const item of this.#items.value) {
+      if (item.definition === undefined) {
+        this.#lookups.tell({ n: item.n, word: item.word });
+      }
+    }
+  }
+
+  onReceive(message: RoomMessage): void {
+    switch (message.type) {
+      case "command": {
+        const { client, id } = message.from;
+        const handled = this.#handled.value;
+        // A copy sent again after a reconnect: handled already, answered again.
+        if (id <= (handled[client] ?? 0)) {
+          this.sender?.tell(id);
+          break;
+        }
+        const items = this.#items.value;
+        const item: Item = {
+          n: items.length + 1,
+          word: message.command.word,
+          by: message.command.by,
+        };
+        // Two writes in one turn, with no await between them: stored
+        // together, or not at all.
+        this.#items.set([...items, item]);
+        this.#handled.set({ ...handled, [client]: id });
+        this.#lookups.tell({ n: item.n, word: item.word });
+        this.broadcast({ type: "item", item });
+        this.sender?.tell(id);
+        break;
+      }
+      case "defined": {
+        const items = this.#items.value;
+        const item = items[message.n - 1];
+        if (item === undefined || item.definition !== undefined) break;
+        const defined = { ...item, definition: message.definition };
+        this.#items.set(items.map((it) => it === item ? defined : it));
+        this.broadcast({ type: "item", item: defined });
+        break;
+      }
+      case "lookup-failed":
+        // Unless a copy of that lookup already got the answer: asked
+        // again, stashed by the supervisor until its next child is up.
+        if (this.#items.value[message.n - 1]?.definition === undefined) {
+          this.#lookups.tell({ n: message.n, word: message.word });
+        }
+        break;
+      case "handled":
+        this.sender?.tell(this.#handled.value[message.client] ?? 0);
+        break;
+      case "snapshot":
+        this.sender?.tell({ type: "items", items: this.#items.value });
+        break;
+    }
+  }
+}
