@@ -36,6 +36,9 @@
  *   and {@linkcode durableSender} keep a BackoffSupervisor's stash and a
  *   BackoffSender's ledger; {@linkcode DurableState} keeps an actor's own
  *   value. Each is written in the turn that changes it.
+ * - {@linkcode SocketServer}: browser WebSockets through the Hibernation
+ *   API, each client message processed once by an actor, effectively once
+ *   with the client's `durableSocketAck()` (docs/edge-socket.md).
  *
  * `src/` imports nothing from `cloudflare:workers`: pass its
  * `DurableObject` class to {@linkcode withActors}.
@@ -95,7 +98,16 @@ export type {
   DurableObjectNamespaceLike,
   DurableObjectStateLike,
   DurableObjectStorageLike,
+  HibernatableWebSocketLike,
+  HibernationStateLike,
 } from "./platform.ts";
+export {
+  type SocketFrame,
+  type SocketHeartbeat,
+  SocketMessage,
+  SocketServer,
+  type SocketServerOptions,
+} from "./socket_server.ts";
 export {
   RemoteDeliveryError,
   RemoteDeliveryFailed,

@@ -131,3 +131,94 @@ export interface DurableObjectStateLike {
  */
 // deno-lint-ignore no-explicit-any
 export type DurableObjectBase = abstract new (...args: any[]) => object;
+
+/**
+ * A WebSocket a Durable Object accepted through the Hibernation API
+ * (`ctx.acceptWebSocket`), as far as `SocketServer` uses it: it sends and
+ * closes, and keeps an attachment that survives hibernation. Cloudflare's
+ * `WebSocket` fits.
+ *
+ * @example Usage
+ * ```ts
+ * import type { HibernatableWebSocketLike } from "@understudy/core/durable";
+ *
+ * let attachment: unknown;
+ * const socket: HibernatableWebSocketLike = {
+ *   send: (data) => console.log("to the client:", data),
+ *   close: () => {},
+ *   serializeAttachment: (value) => void (attachment = structuredClone(value)),
+ *   deserializeAttachment: () => attachment,
+ * };
+ * socket.serializeAttachment({ client: "tab-1" });
+ * ```
+ */
+export interface HibernatableWebSocketLike {
+  /**
+   * Sends a frame to the client.
+   *
+   * @param data Text or binary data.
+   */
+  send(data: string | ArrayBuffer | ArrayBufferView): void;
+  /**
+   * Closes the socket.
+   *
+   * @param code The close code.
+   * @param reason The reason.
+   */
+  close(code?: number, reason?: string): void;
+  /**
+   * Keeps a structured-cloneable copy of `value` with the socket, through
+   * hibernation (the platform caps it at 2,048 bytes).
+   *
+   * @param value What to keep.
+   */
+  serializeAttachment(value: unknown): void;
+  /** What `serializeAttachment` kept, or `null`. */
+  deserializeAttachment(): unknown;
+}
+
+/**
+ * What `SocketServer` uses of a Durable Object's state (`this.ctx`) for the
+ * WebSocket Hibernation API: accepting a socket, the sockets it accepted
+ * (after a wake from hibernation too), and the auto-response that answers
+ * heartbeats without waking the object. Cloudflare's `DurableObjectState`
+ * fits.
+ *
+ * @example Usage
+ * ```ts
+ * import type {
+ *   HibernatableWebSocketLike,
+ *   HibernationStateLike,
+ * } from "@understudy/core/durable";
+ *
+ * const accepted: HibernatableWebSocketLike[] = [];
+ * const ctx: HibernationStateLike = {
+ *   acceptWebSocket: (socket) => void accepted.push(socket),
+ *   getWebSockets: () => accepted,
+ * };
+ * ```
+ */
+export interface HibernationStateLike {
+  /**
+   * Accepts the server's end of a WebSocket pair: its events then reach
+   * the object's `webSocketMessage`, `webSocketClose` and `webSocketError`
+   * handlers, and the object may hibernate while it stays open.
+   *
+   * @param socket The server's end.
+   * @param tags Tags to find it by.
+   */
+  acceptWebSocket(socket: HibernatableWebSocketLike, tags?: string[]): void;
+  /**
+   * The sockets accepted and still open (with `tag`, those tagged so).
+   *
+   * @param tag A tag.
+   */
+  getWebSockets(tag?: string): HibernatableWebSocketLike[];
+  /**
+   * Answers a text frame equal to the pair's request with its response,
+   * without waking the object (no argument: none).
+   *
+   * @param pair A `WebSocketRequestResponsePair`.
+   */
+  setWebSocketAutoResponse?(pair?: unknown): void;
+}

@@ -77,6 +77,7 @@ export {
   SharedSocket,
 } from "./shared_socket.ts";
 export { websocketProps } from "./websocket_props.ts";
+export { durableSocketAck } from "./durable_socket_ack.ts";
 export {
   type AckOptions,
   defaultReconnectPolicy,

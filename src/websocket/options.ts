@@ -90,6 +90,16 @@ export interface AckOptions {
    */
   decodeAck(data: unknown): number | undefined;
   /**
+   * For a server that says, as each connection opens, the last id it has
+   * handled from this client (a Durable Object's `SocketServer` does): that
+   * id, if an incoming frame is that word, else `undefined`. With it,
+   * nothing is written on a new socket until the word came; then the
+   * messages waiting with an id up to it are answered `Sent`
+   * (acknowledged), the others are sent again, and new ids continue after
+   * it. Optional: without it, every unacknowledged message is sent again.
+   */
+  decodeResume?(data: unknown): number | undefined;
+  /**
    * How many messages may wait for their acknowledgement; a message that
    * would be one more goes to dead letters. Default 1000 (`Infinity`: no
    * limit).
@@ -238,7 +248,10 @@ export interface Settings
   readonly maxQueued: number;
   readonly maxMessageBytes: number;
   readonly ttlMs: number;
-  readonly ack: Required<AckOptions> | undefined;
+  readonly ack:
+    | Required<Omit<AckOptions, "decodeResume">>
+      & Pick<AckOptions, "decodeResume">
+    | undefined;
   readonly hiddenCloseMs: number;
   readonly page: PageLike | undefined;
 }
@@ -334,20 +347,33 @@ export function settingsFrom(options: WebSocketOptions): Settings {
   // Neither 0 bytes nor 0 unacknowledged messages nor 0 tries could send anything.
   checkCount(ACTION, "maxMessageBytes", maxMessageBytes, 1);
   if (ttlMs !== Infinity) time("ttlMs", ttlMs, 1);
-  let acks: Required<AckOptions> | undefined;
+  let acks: Settings["ack"];
   if (ack !== undefined) {
     if (typeof ack !== "object" || ack === null) {
-      bad("ack", "{ encode, decodeAck, maxUnacked?, maxAttempts? }", ack);
+      bad(
+        "ack",
+        "{ encode, decodeAck, decodeResume?, maxUnacked?, maxAttempts? }",
+        ack,
+      );
     }
     // Copied, as the heartbeat is.
-    const { encode, decodeAck, maxUnacked = 1_000, maxAttempts = 10 } = ack;
+    const {
+      encode,
+      decodeAck,
+      decodeResume,
+      maxUnacked = 1_000,
+      maxAttempts = 10,
+    } = ack;
     if (typeof encode !== "function") bad("ack.encode", "a function", encode);
     if (typeof decodeAck !== "function") {
       bad("ack.decodeAck", "a function", decodeAck);
     }
+    if (decodeResume !== undefined && typeof decodeResume !== "function") {
+      bad("ack.decodeResume", "a function", decodeResume);
+    }
     checkCount(ACTION, "ack.maxUnacked", maxUnacked, 1);
     checkCount(ACTION, "ack.maxAttempts", maxAttempts, 1);
-    acks = { encode, decodeAck, maxUnacked, maxAttempts };
+    acks = { encode, decodeAck, decodeResume, maxUnacked, maxAttempts };
   }
   if (shouldReconnect !== undefined && typeof shouldReconnect !== "function") {
     bad("shouldReconnect", "a function", shouldReconnect);

@@ -173,6 +173,10 @@ export class SocketActor extends Actor<unknown> {
   #closed = false;
   /** With a heartbeat: the socket opened and no frame came yet (`WebSocketOpened` waits for one). */
   #unverified = false;
+  /** With `ack.decodeResume`: the socket opened, and the server's word (the last id it handled) has not come yet. */
+  #resuming = false;
+  /** With `ack.decodeResume`: the server's word came on this socket. */
+  #resumed = false;
   /** The connection gave up, for this reason: `Send`s are dropped until `Connect`. */
   #dropping?: string;
   /** When each `Send` reached the connection (with `ttlMs` only): shared with it. */
@@ -495,17 +499,39 @@ export class SocketActor extends Actor<unknown> {
 
   /** A frame: an acknowledgement (acknowledged mode), or a message for the subscriber. Any frame answers a heartbeat's ping. */
   #received(data: unknown): void {
+    const ack = this.#settings.ack;
+    const resuming = this.#resuming;
+    let id: unknown;
+    try {
+      id = resuming ? ack!.decodeResume!(data) : ack?.decodeAck(data);
+    } catch (error) {
+      this.log.error(
+        `ack.${resuming ? "decodeResume" : "decodeAck"} threw`,
+        error,
+      );
+    }
+    if (resuming) {
+      // Nothing counts before the server's word: the last id it handled.
+      if (typeof id !== "number" || !(id >= 0)) return;
+      const handled = id;
+      this.#resuming = false;
+      this.#resumed = true;
+      // What it handled is acknowledged, not sent again; ids go on after it.
+      this.#resend = this.#resend.filter((outgoing) =>
+        outgoing.id > handled ||
+        void outgoing.sender?.tell(
+          new Sent(outgoing.send, true),
+          this.self as never,
+        )
+      );
+      this.#nextId = Math.max(this.#nextId, handled + 1);
+      return this.#opened();
+    }
     this.context.timers.cancel("deadline");
     if (this.#unverified) {
       // The first round trip: now it counts as connected.
       this.#unverified = false;
       this.#publish(new WebSocketOpened(this.#connection, this.#ws!.protocol));
-    }
-    let id: unknown;
-    try {
-      id = this.#settings.ack?.decodeAck(data);
-    } catch (error) {
-      this.log.error("ack.decodeAck threw", error);
     }
     if (id !== undefined) return this.#acked(id);
     this.#publish(new WebSocketMessage(this.#connection, data));
@@ -522,7 +548,13 @@ export class SocketActor extends Actor<unknown> {
    * its close event comes next, and ends the attempt.)
    */
   #opened(): void {
-    const { heartbeat, minUptimeMs } = this.#settings;
+    const { heartbeat, minUptimeMs, ack } = this.#settings;
+    // A server that says what it handled is heard first (see #received);
+    // the connection timeout runs on until it has.
+    if (ack?.decodeResume && !this.#resumed) {
+      this.#resuming = true;
+      return;
+    }
     const timers = this.context.timers;
     const ws = this.#ws!;
     timers.cancel("deadline");

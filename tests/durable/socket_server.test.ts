@@ -1,0 +1,620 @@
+// Copyright 2026 the understudy authors. MIT license.
+// The Durable Object's socket server without the platform: the client (the
+// supervised socket with durableSocketAck(), on the websocket tests' fake
+// network) and a SocketServer on a fake object state (accepted sockets with
+// attachments, a Map for storage), both on one ManualScheduler. An
+// "eviction" freezes the old object (its writes and frames go nowhere, as
+// nothing runs in an evicted object) and builds a new one on the same
+// storage with no sockets; a "hibernation" builds a new one on the same
+// storage with the same sockets, which their attachments name. The real
+// runtime is in socket_workerd.test.ts.
+
+import { describe, it } from "node:test";
+import assert from "node:assert/strict";
+import {
+  Actor,
+  type ActorRef,
+  ActorSystem,
+  DeadLetter,
+  Props,
+} from "../../mod.ts";
+import { ManualScheduler, seededRandom } from "../../src/testing/mod.ts";
+import {
+  type HibernatableWebSocketLike,
+  type SocketMessage,
+  SocketServer,
+} from "../../src/durable/mod.ts";
+import {
+  durableSocketAck,
+  Send,
+  type Sent,
+  websocketProps,
+} from "../../src/websocket/mod.ts";
+import { parseFrame } from "../../src/durable/socket_frames.ts";
+import {
+  FakeNetwork,
+  type FakeWebSocket,
+} from "../websocket/_fake_websocket.ts";
+
+/** What the target did: every message, in the order its turns ran. */
+type Log = [client: string, id: number, data: string][];
+
+/** The object's actor: records each message in storage, in its turn, and answers it. */
+class Recorder extends Actor<SocketMessage> {
+  constructor(readonly store: Map<string, unknown>) {
+    super();
+  }
+  onReceive(message: SocketMessage): void {
+    const log = (this.store.get("log") ?? []) as Log;
+    this.store.set("log", [
+      ...log,
+      [message.clientId, message.id, String(message.data)],
+    ]);
+    message.connection.tell(`done ${String(message.data)}`);
+  }
+}
+
+/** The server's end of one client socket, on the fake network: the platform's, outliving the object's lives. */
+class ServerEnd {
+  attachment: unknown = null;
+  open = true;
+  /** Its frames to the client are lost. */
+  muted = false;
+  constructor(readonly client: FakeWebSocket, readonly world: World) {}
+  close(code?: number, reason?: string): void {
+    if (!this.open) return;
+    this.open = false;
+    this.world.scheduler.setTimeout(
+      () =>
+        this.client.end({
+          code: code ?? 1005,
+          reason: reason ?? "",
+          wasClean: true,
+        }),
+      0,
+    );
+  }
+}
+
+/** A life's view of a socket (a new object after each wake, as in workerd): a life that is over says and does nothing. */
+class LifeSocket implements HibernatableWebSocketLike {
+  constructor(readonly end: ServerEnd, readonly life: number) {}
+  get #current(): boolean {
+    return this.end.world.lives.length - 1 === this.life;
+  }
+  send(data: string | ArrayBuffer | ArrayBufferView): void {
+    if (!this.end.open) throw new Error("closed");
+    if (!this.#current || this.end.muted) return;
+    this.end.world.scheduler.setTimeout(() => this.end.client.message(data), 0);
+  }
+  close(code?: number, reason?: string): void {
+    if (this.#current) this.end.close(code, reason);
+  }
+  serializeAttachment(value: unknown): void {
+    if (this.#current) this.end.attachment = structuredClone(value);
+  }
+  deserializeAttachment(): unknown {
+    return structuredClone(this.end.attachment);
+  }
+}
+
+/** One life of the object: its system, its server, its views of the sockets. */
+interface Life {
+  system: ActorSystem;
+  server: SocketServer;
+  sockets: Map<ServerEnd, LifeSocket>;
+}
+
+/** The client, the network between, and the object's lives on one storage. */
+class World {
+  readonly scheduler = new ManualScheduler();
+  readonly network = new FakeNetwork(this.scheduler);
+  readonly storage = new Map<string, unknown>();
+  readonly clientSystem = ActorSystem.create("client", {
+    scheduler: this.scheduler,
+    logLevel: "off",
+  });
+  readonly ends = new Map<FakeWebSocket, ServerEnd>();
+  readonly lives: Life[] = [];
+  readonly serverDeadLetters: DeadLetter[] = [];
+  /** Called after each frame the server was given (before its target's turn). */
+  afterMessage: ((data: unknown) => void) | undefined;
+
+  constructor() {
+    this.network.answer = "hang";
+    this.network.onSend = (socket, data) => {
+      const end = this.ends.get(socket);
+      this.scheduler.setTimeout(() => {
+        const view = end && this.life.sockets.get(end);
+        if (end?.open && view) {
+          this.life.server.webSocketMessage(view, data as string | ArrayBuffer);
+          this.afterMessage?.(data);
+        }
+      }, 0);
+    };
+    this.#start(false);
+  }
+
+  get life(): Life {
+    return this.lives.at(-1)!;
+  }
+
+  /** A new life of the object on the same storage; with `keepSockets`, the open ones are still accepted. */
+  #start(keepSockets: boolean): Life {
+    const index = this.lives.length;
+    const system = ActorSystem.create(`object-${index}`, {
+      scheduler: this.scheduler,
+      logLevel: "off",
+    });
+    system.eventStream.subscribe(
+      DeadLetter,
+      (dead) => this.serverDeadLetters.push(dead),
+    );
+    // Writes of a life that is over go nowhere.
+    const storage = this.storage;
+    const lives = this.lives;
+    const view = {
+      get: (key: string) => structuredClone(storage.get(key)),
+      set: (key: string, value: unknown) => {
+        if (lives.length - 1 === index) {
+          storage.set(key, structuredClone(value));
+        }
+        return view;
+      },
+      delete: (key: string) => storage.delete(key),
+    } as unknown as Map<string, unknown>;
+    const target = system.actorOf(
+      Props.create(() => new Recorder(view)),
+      "room",
+    );
+    const sockets = new Map<ServerEnd, LifeSocket>();
+    if (keepSockets) {
+      for (const end of this.ends.values()) {
+        if (end.open) sockets.set(end, new LifeSocket(end, index));
+      }
+    }
+    const ctx = {
+      acceptWebSocket: (ws: HibernatableWebSocketLike) =>
+        void sockets.set((ws as LifeSocket).end, ws as LifeSocket),
+      getWebSockets: () => [...sockets.values()].filter((s) => s.end.open),
+    };
+    // The life is current before its server takes back its sockets.
+    const life: Life = {
+      system,
+      server: undefined as unknown as SocketServer,
+      sockets,
+    };
+    this.lives.push(life);
+    life.server = new SocketServer(ctx, { system, store: view, target });
+    return life;
+  }
+
+  /** Accepts the sockets the client opened since, and lets time pass. */
+  async tick(ms = 0): Promise<void> {
+    this.#acceptNew();
+    await this.scheduler.timePasses(0);
+    this.#acceptNew();
+    await this.scheduler.timePasses(ms);
+    this.#acceptNew();
+  }
+
+  #acceptNew(): void {
+    for (const socket of this.network.sockets) {
+      if (socket.readyState !== 0 || this.ends.has(socket)) continue;
+      socket.accept();
+      const end = new ServerEnd(socket, this);
+      this.ends.set(socket, end);
+      const client = new URL(socket.url).searchParams.get("client")!;
+      this.life.server.adopt(
+        new LifeSocket(end, this.lives.length - 1),
+        client,
+      );
+    }
+  }
+
+  /**
+   * The object is evicted: nothing it does lands any more, its mailbox is
+   * lost; its sockets drop, or (`keepSockets`, as workerd's ctx.abort()
+   * does with hibernatable sockets) stay open for its next life.
+   */
+  evict(keepSockets: boolean): void {
+    if (!keepSockets) {
+      for (const end of this.ends.values()) {
+        if (!end.open) continue;
+        end.open = false;
+        end.client.end({ code: 1006, reason: "", wasClean: false });
+      }
+    }
+    this.#start(keepSockets);
+  }
+
+  /** The object hibernates (idle: nothing in its mailbox): its memory goes, its sockets stay. */
+  hibernate(): void {
+    this.#start(true);
+  }
+
+  /** The client loses its connection (the server hears of it). */
+  drop(): void {
+    for (const end of this.ends.values()) {
+      if (!end.open) continue;
+      end.open = false;
+      end.client.end({ code: 1006, reason: "", wasClean: false });
+      const view = this.life.sockets.get(end);
+      if (view) this.life.server.webSocketClose(view, 1006, "", false);
+    }
+  }
+
+  /** The first socket's end (the platform's). */
+  get firstEnd(): ServerEnd {
+    return [...this.ends.values()][0];
+  }
+
+  connect(clientId: string): ActorRef<unknown> {
+    return this.clientSystem.actorOf(websocketProps({
+      url: `ws://object.test/room?client=${clientId}`,
+      page: false,
+      WebSocket: this.network.WebSocket,
+      ack: durableSocketAck(),
+      policy: { delayFor: () => 50 },
+      minUptimeMs: 0,
+    }));
+  }
+
+  get log(): Log {
+    return (this.storage.get("log") ?? []) as Log;
+  }
+
+  async done(): Promise<void> {
+    const ending = [
+      this.clientSystem.terminate(),
+      ...this.lives.map((life) => life.system.terminate()),
+    ];
+    await this.scheduler.timePasses(0);
+    await Promise.all(ending);
+  }
+}
+
+/** Asks for each text; the replies by text, as they come (a second one is recorded too). */
+function askAll(
+  connection: ActorRef<unknown>,
+  texts: string[],
+  replies: Map<string, Sent[]>,
+): void {
+  for (const text of texts) {
+    connection.ask<Sent>(new Send(text), 600_000).then(
+      (sent) => replies.set(text, [...(replies.get(text) ?? []), sent]),
+      () => {},
+    );
+  }
+}
+
+describe("socket server: the frames", () => {
+  it("the client's frames are what the server reads, text and binary", () => {
+    const { encode, decodeAck, decodeResume } = durableSocketAck();
+    assert.deepEqual(parseFrame(encode(7, "a:b")), { id: 7, data: "a:b" });
+    const binary = parseFrame(encode(2 ** 40, new Uint8Array([1, 2, 3])));
+    assert.equal(binary?.id, 2 ** 40);
+    assert.deepEqual([...new Uint8Array(binary!.data as ArrayBuffer)], [
+      1,
+      2,
+      3,
+    ]);
+    assert.equal(parseFrame("ping"), undefined);
+    assert.equal(parseFrame("0:x"), undefined);
+    assert.equal(parseFrame("1x:y"), undefined);
+    assert.throws(() => encode(1, new Blob(["x"])), /cannot frame a Blob/);
+    // The server's frames, as the client reads them.
+    assert.equal(decodeAck("\u000612"), 12);
+    assert.equal(decodeAck("\u0006"), 0); // the heartbeat's answer: none of ours
+    assert.equal(decodeAck("\u0006r5"), 0);
+    assert.equal(decodeAck("done"), undefined);
+    assert.equal(decodeResume!("\u0006r5"), 5);
+    assert.equal(decodeResume!("\u00065"), undefined);
+  });
+});
+
+describe("socket server: effectively once with durableSocketAck()", () => {
+  it("acknowledges after the target's turn, and the mark is in storage and the attachment", async () => {
+    const world = new World();
+    try {
+      const connection = world.connect("tab-1");
+      await world.tick(1);
+      const replies = new Map<string, Sent[]>();
+      askAll(connection, ["a", "b", "c"], replies);
+      await world.tick(0);
+      await world.tick(0);
+      assert.deepEqual(world.log, [
+        ["tab-1", 1, "a"],
+        ["tab-1", 2, "b"],
+        ["tab-1", 3, "c"],
+      ]);
+      assert.deepEqual([...replies.keys()], ["a", "b", "c"]);
+      assert.ok([...replies.values()].flat().every((s) => s.acknowledged));
+      assert.equal(world.storage.get("understudy/socket/tab-1"), 3);
+      assert.deepEqual(world.firstEnd.attachment, {
+        client: "tab-1",
+        handled: 3,
+        delivered: 3,
+      });
+      assert.equal(world.life.server.handled("tab-1"), 3);
+      assert.deepEqual(world.life.server.clients, ["tab-1"]);
+      // The target's answers reached the client as messages.
+      assert.deepEqual(
+        world.network.last.sent.length,
+        3,
+        "nothing sent twice",
+      );
+    } finally {
+      await world.done();
+    }
+  });
+
+  it("a new connection actor with the same client id goes on after the server's mark", async () => {
+    const world = new World();
+    try {
+      world.storage.set("understudy/socket/tab-1", 41);
+      const connection = world.connect("tab-1");
+      await world.tick(1);
+      const replies = new Map<string, Sent[]>();
+      askAll(connection, ["x"], replies);
+      await world.tick(0);
+      await world.tick(0);
+      assert.deepEqual(world.network.last.sent, ["42:x"]);
+      assert.deepEqual(world.log, [["tab-1", 42, "x"]]);
+      assert.equal(replies.get("x")?.length, 1);
+    } finally {
+      await world.done();
+    }
+  });
+
+  it("writes nothing before the server's word, and fails the attempt if it never comes", async () => {
+    const scheduler = new ManualScheduler();
+    const network = new FakeNetwork(scheduler);
+    const system = ActorSystem.create("client", { scheduler, logLevel: "off" });
+    try {
+      const connection = system.actorOf(websocketProps({
+        url: "ws://object.test/room?client=c",
+        page: false,
+        WebSocket: network.WebSocket,
+        ack: durableSocketAck(),
+        connectionTimeoutMs: 1_000,
+        policy: { delayFor: () => 10_000 },
+      }));
+      connection.tell(new Send("a"));
+      await scheduler.timePasses(1);
+      const socket = network.last;
+      assert.equal(socket.readyState, 1);
+      socket.message("hello"); // not the word: nothing counts yet
+      await scheduler.timePasses(500);
+      assert.deepEqual(socket.sent, []);
+      await scheduler.timePasses(600);
+      assert.equal(socket.readyState, 3, "the connection timeout ended it");
+      assert.deepEqual(socket.sent, []);
+    } finally {
+      const ending = system.terminate();
+      await scheduler.timePasses(0);
+      await ending;
+    }
+  });
+
+  it("after a lost connection, what the server handled is acknowledged by its word, not sent again", async () => {
+    const world = new World();
+    try {
+      const connection = world.connect("tab-1");
+      await world.tick(1);
+      const replies = new Map<string, Sent[]>();
+      // The acknowledgements of a and b are lost with the connection.
+      world.firstEnd.muted = true;
+      askAll(connection, ["a", "b"], replies);
+      await world.tick(0);
+      await world.tick(0);
+      assert.equal(replies.size, 0);
+      assert.equal(world.log.length, 2);
+      world.drop();
+      askAll(connection, ["c"], replies);
+      await world.tick(60);
+      await world.tick(0);
+      await world.tick(0);
+      assert.deepEqual(world.network.last.sent, ["3:c"]);
+      assert.deepEqual(world.log.map((e) => e[2]), ["a", "b", "c"]);
+      assert.deepEqual([...replies.keys()], ["a", "b", "c"]);
+      assert.ok([...replies.values()].every((s) => s.length === 1));
+    } finally {
+      await world.done();
+    }
+  });
+
+  it("a hibernated object knows its sockets by their attachments", async () => {
+    const world = new World();
+    try {
+      const connection = world.connect("tab-1");
+      await world.tick(1);
+      const replies = new Map<string, Sent[]>();
+      askAll(connection, ["a"], replies);
+      await world.tick(0);
+      await world.tick(0);
+      world.hibernate();
+      askAll(connection, ["b"], replies);
+      await world.tick(0);
+      await world.tick(0);
+      assert.deepEqual(world.log.map((e) => e[1]), [1, 2]);
+      assert.equal(replies.get("b")?.[0].acknowledged, true);
+      assert.deepEqual(world.life.server.clients, ["tab-1"]);
+      // Its connection's ref reaches the same socket.
+      world.life.server.connection("tab-1").tell("after the wake");
+      await world.tick(0);
+      assert.equal(world.network.sockets.length, 1, "no reconnect was needed");
+    } finally {
+      await world.done();
+    }
+  });
+
+  it("drops a copy that comes while the first is still in the target's mailbox, and acknowledges once it is processed", async () => {
+    const world = new World();
+    try {
+      world.connect("tab-1");
+      await world.tick(1);
+      const end = world.life.sockets.get(world.firstEnd)!;
+      const acks: unknown[] = [];
+      end.end.client.onmessage = ({ data }: { data: unknown }) =>
+        void acks.push(data);
+      // Both before the target's turn runs.
+      world.life.server.webSocketMessage(end, "1:a");
+      world.life.server.webSocketMessage(end, "1:a");
+      await world.tick(0);
+      assert.deepEqual(world.log, [["tab-1", 1, "a"]]);
+      assert.deepEqual(acks.filter((a) => a === "\u00061"), ["\u00061"]);
+      // A copy after it was processed is acknowledged again, not processed.
+      world.life.server.webSocketMessage(end, "1:a");
+      await world.tick(0);
+      assert.deepEqual(world.log, [["tab-1", 1, "a"]]);
+      assert.equal(acks.filter((a) => a === "\u00061").length, 2);
+    } finally {
+      await world.done();
+    }
+  });
+
+  it("an object evicted with messages in its mailbox and its sockets kept closes them in its next life: the client sends them again", async () => {
+    const world = new World();
+    try {
+      const connection = world.connect("tab-1");
+      await world.tick(1);
+      const replies = new Map<string, Sent[]>();
+      askAll(connection, ["a"], replies);
+      await world.tick(0);
+      await world.tick(0);
+      // Evicted after it was given c, before its actor's turn for it.
+      world.afterMessage = (data) => {
+        if (data === "3:c") {
+          world.afterMessage = undefined;
+          world.evict(true);
+        }
+      };
+      askAll(connection, ["b", "c"], replies);
+      await world.tick(0);
+      assert.deepEqual(world.log.map((e) => e[2]), ["a", "b"]);
+      assert.equal(world.firstEnd.open, false, "closed by the next life");
+      await world.tick(60);
+      await world.tick(0);
+      await world.tick(0);
+      assert.deepEqual(world.log.map((e) => e[2]), ["a", "b", "c"]);
+      assert.deepEqual([...replies.keys()], ["a", "b", "c"]);
+      assert.equal(world.network.sockets.length, 2);
+    } finally {
+      await world.done();
+    }
+  });
+
+  it("refuses what it cannot send, with dead letters", async () => {
+    const world = new World();
+    try {
+      const ref = world.life.server.connection("nobody");
+      ref.tell("hi");
+      ref.tell("\u0006 looks like an ack");
+      ref.tell(42 as never);
+      await world.tick(0);
+      assert.deepEqual(world.serverDeadLetters.map((d) => d.reason), [
+        "client nobody is not connected",
+        "text starting with U+0006 is the library's (the client would take it for an acknowledgement)",
+        "not text or binary data: 42",
+      ]);
+    } finally {
+      await world.done();
+    }
+  });
+
+  it("checks its options at the call", () => {
+    const system = ActorSystem.create("o", { logLevel: "off" });
+    const ctx = { acceptWebSocket: () => {}, getWebSockets: () => [] };
+    const target = system.actorOf(Props.create(() => new Recorder(new Map())));
+    assert.throws(
+      () => new SocketServer({} as never, { system, store: new Map(), target }),
+      /ctx/,
+    );
+    assert.throws(
+      () => new SocketServer(ctx, { system, store: {} as never, target }),
+      TypeError,
+    );
+    assert.throws(
+      () =>
+        new SocketServer(ctx, {
+          system,
+          store: new Map(),
+          target: {} as never,
+        }),
+      /target/,
+    );
+    assert.throws(
+      () =>
+        new SocketServer(ctx, {
+          system,
+          store: new Map(),
+          target,
+          heartbeat: { ping: "", pong: "x" },
+        }),
+      /heartbeat/,
+    );
+    const server = new SocketServer(ctx, { system, store: new Map(), target });
+    assert.throws(() => server.adopt({} as never, ""), /clientId/);
+    const refused = server.accept(new Request("http://o.test/?client=a"));
+    assert.equal(refused.status, 426);
+    const noId = server.accept(
+      new Request("http://o.test/", { headers: { Upgrade: "websocket" } }),
+    );
+    assert.equal(noId.status, 400);
+    return system.terminate();
+  });
+});
+
+describe("socket server: at random (seeded)", () => {
+  for (const seed of [1, 2, 3, 4, 5]) {
+    it(`200 messages through drops, evictions and hibernations: each processed once, in order, answered once (seed ${seed})`, async () => {
+      const source = seededRandom(seed);
+      const random = () => source.next();
+      const world = new World();
+      try {
+        const connection = world.connect("tab-1");
+        const replies = new Map<string, Sent[]>();
+        const texts = Array.from({ length: 200 }, (_, i) => `m${i + 1}`);
+        let next = 0;
+        const faults: string[] = [];
+        while (next < texts.length || replies.size < texts.length) {
+          const burst = Math.min(texts.length - next, Math.floor(random() * 8));
+          askAll(connection, texts.slice(next, next + burst), replies);
+          next += burst;
+          const roll = random();
+          if (roll < 0.04) {
+            faults.push("evict");
+            world.evict(false);
+          } else if (roll < 0.08) {
+            faults.push("evict, sockets kept");
+            world.evict(true);
+          } else if (roll < 0.1) {
+            faults.push("hibernate");
+            world.hibernate();
+          } else if (roll < 0.14) {
+            faults.push("drop");
+            world.drop();
+          }
+          await world.tick(Math.floor(random() * 30));
+          if (world.scheduler.now() > 600_000) break;
+        }
+        const ids = world.log.map((e) => Number(e[2].slice(1)));
+        assert.deepEqual(
+          ids,
+          texts.map((_, i) => i + 1),
+          `seed ${seed}, faults ${faults.join(" ")}`,
+        );
+        assert.equal(replies.size, texts.length);
+        assert.ok(
+          [...replies.values()].every((s) =>
+            s.length === 1 && s[0].acknowledged
+          ),
+        );
+        assert.ok(faults.length > 5, `only ${faults.length} faults`);
+      } finally {
+        await world.done();
+      }
+    });
+  }
+});
