@@ -12,7 +12,7 @@
 
 /** A WebSocket accepted through the Hibernation API, as far as the example uses it. */
 export interface HibernatableWebSocket {
-  send(data: string | ArrayBuffer): void;
+  send(data: string | ArrayBuffer | ArrayBufferView): void;
   close(code?: number, reason?: string): void;
   serializeAttachment(value: unknown): void;
   deserializeAttachment(): unknown;
@@ -25,6 +25,8 @@ export interface DurableObjectState {
   acceptWebSocket(socket: HibernatableWebSocket, tags?: string[]): void;
   /** The sockets accepted so far and still open, those with `tag` only if given. */
   getWebSockets(tag?: string): HibernatableWebSocket[];
+  /** The frame the platform answers for the object, without waking it. */
+  setWebSocketAutoResponse(pair?: unknown): void;
   /** Resets the object: what an eviction does, on demand. */
   abort(reason?: string): void;
 }

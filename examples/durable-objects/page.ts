@@ -14,6 +14,7 @@
 
 import { ActorSystem } from "../../mod.ts";
 import {
+  durableSocketAck,
   Reconnect,
   Send,
   type Sent,
@@ -32,10 +33,13 @@ const $ = <E extends HTMLElement>(id: string) =>
   document.getElementById(id) as E;
 const room = new URLSearchParams(location.search).get("room") ?? "lobby";
 const me = `guest-${Math.floor(Math.random() * 900 + 100)}`;
-/** This page's connection: the room counts command ids per client. */
-const client = crypto.randomUUID();
-/** The first character of the socket protocol's own frames. */
-const CONTROL = "\u0006";
+/**
+ * This tab's client id: the room's socket server counts what it handled
+ * per client, and says so as each connection opens, so one tab keeps one
+ * id across reconnects and reloads (two tabs must not share one).
+ */
+const client = sessionStorage.getItem("room-client") ?? crypto.randomUUID();
+sessionStorage.setItem("room-client", client);
 
 const counts = { sent: 0, acknowledged: 0, failed: 0, opened: 0 };
 const rows = new Map<number, HTMLLIElement>();
@@ -87,8 +91,7 @@ function show(event: WebSocketEvent): void {
   } else if (event instanceof WebSocketGaveUp) {
     $("state").textContent = `gave up: ${event.reason}`;
   } else if (
-    event instanceof WebSocketMessage && typeof event.data === "string" &&
-    !event.data.startsWith(CONTROL)
+    event instanceof WebSocketMessage && typeof event.data === "string"
   ) {
     const frame = JSON.parse(event.data) as RoomFrame;
     if (frame.type === "items") frame.items.forEach(showItem);
@@ -103,15 +106,10 @@ url.searchParams.set("client", client);
 const socket = system.actorOf(
   websocketProps({
     url: url.href,
-    ack: {
-      encode: (id, data) => `${id}:${data}`,
-      decodeAck: (frame) =>
-        typeof frame === "string" && frame.startsWith(CONTROL) &&
-          /^\d+$/.test(frame.slice(1))
-          ? Number(frame.slice(1))
-          : undefined,
-      maxAttempts: Infinity,
-    },
+    // Frames the room's SocketServer speaks: ids, acknowledgements, and
+    // its word on what it handled as each connection opens. A Sent that
+    // is acknowledged means the room's actor has handled the command.
+    ack: durableSocketAck({ maxAttempts: Infinity }),
     // "ping" is answered by the platform, without waking the object.
     heartbeat: { intervalMs: 15_000, timeoutMs: 5_000, message: "ping" },
     subscriber: show,

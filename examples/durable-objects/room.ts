@@ -15,6 +15,7 @@ import {
   durableBackoff,
   DurableState,
   type DurableStore,
+  SocketMessage,
 } from "../../src/durable/mod.ts";
 
 /** One word of the room's list. */
@@ -28,22 +29,16 @@ export interface Item {
   readonly definition?: string;
 }
 
-/** What a page asks of the room. */
+/** What a page asks of the room: the text of a `SocketMessage`. */
 export type Command = { op: "add"; word: string; by: string };
 
 /** What the room's actor takes. */
 export type RoomMessage =
-  | { type: "command"; command: Command; from: Sender }
+  | SocketMessage
   | { type: "snapshot" }
-  | { type: "handled"; client: string }
+  | { type: "join" }
   | { type: "defined"; n: number; definition: string }
   | { type: "lookup-failed"; n: number; word: string };
-
-/** Who sent a command: the page's client id, and the command's id from it (1, 2, 3, …). */
-export interface Sender {
-  readonly client: string;
-  readonly id: number;
-}
 
 /** What `Lookup` takes. */
 export interface LookupRequest {
@@ -105,8 +100,6 @@ export class Lookup extends Actor<LookupRequest> {
  */
 export class Room extends Actor<RoomMessage> {
   readonly #items: DurableState<Item[]>;
-  /** The last command id handled from each client: written with the change it made. */
-  readonly #handled: DurableState<Record<string, number>>;
   #lookups!: ActorRef<LookupRequest>;
 
   constructor(
@@ -116,7 +109,6 @@ export class Room extends Actor<RoomMessage> {
   ) {
     super();
     this.#items = new DurableState<Item[]>(store, "room/items", []);
-    this.#handled = new DurableState(store, "room/handled", {});
   }
 
   override preStart(): void {
@@ -142,30 +134,23 @@ export class Room extends Actor<RoomMessage> {
   }
 
   onReceive(message: RoomMessage): void {
+    if (message instanceof SocketMessage) {
+      // A page's command, once: the socket server stores the command's id
+      // as handled at the end of this turn, with what the turn wrote, and
+      // only then acknowledges it to the page.
+      const command = JSON.parse(String(message.data)) as Command;
+      const items = this.#items.value;
+      const item: Item = {
+        n: items.length + 1,
+        word: command.word,
+        by: command.by,
+      };
+      this.#items.set([...items, item]);
+      this.#lookups.tell({ n: item.n, word: item.word });
+      this.broadcast({ type: "item", item });
+      return;
+    }
     switch (message.type) {
-      case "command": {
-        const { client, id } = message.from;
-        const handled = this.#handled.value;
-        // A copy sent again after a reconnect: handled already, answered again.
-        if (id <= (handled[client] ?? 0)) {
-          this.sender?.tell(id);
-          break;
-        }
-        const items = this.#items.value;
-        const item: Item = {
-          n: items.length + 1,
-          word: message.command.word,
-          by: message.command.by,
-        };
-        // Two writes in one turn, with no await between them: stored
-        // together, or not at all.
-        this.#items.set([...items, item]);
-        this.#handled.set({ ...handled, [client]: id });
-        this.#lookups.tell({ n: item.n, word: item.word });
-        this.broadcast({ type: "item", item });
-        this.sender?.tell(id);
-        break;
-      }
       case "defined": {
         const items = this.#items.value;
         const item = items[message.n - 1];
@@ -182,11 +167,14 @@ export class Room extends Actor<RoomMessage> {
           this.#lookups.tell({ n: message.n, word: message.word });
         }
         break;
-      case "handled":
-        this.sender?.tell(this.#handled.value[message.client] ?? 0);
-        break;
       case "snapshot":
         this.sender?.tell({ type: "items", items: this.#items.value });
+        break;
+      case "join":
+        // A page's connection (the sender): the whole list, as text.
+        this.sender?.tell(
+          JSON.stringify({ type: "items", items: this.#items.value }),
+        );
         break;
     }
   }

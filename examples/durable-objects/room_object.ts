@@ -13,29 +13,17 @@
 // With wrangler: import { DurableObject } from "cloudflare:workers";
 import {
   DurableObject,
-  type DurableObjectState,
   type HibernatableWebSocket,
 } from "./cloudflare_workers.ts";
 import { type ActorRef, type ActorSystem, Props } from "../../mod.ts";
-import { withActors } from "../../src/durable/mod.ts";
+import { SocketServer, withActors } from "../../src/durable/mod.ts";
 import {
-  type Command,
   type Item,
   Room,
   type RoomFrame,
   type RoomMessage,
   type Upstream,
 } from "./room.ts";
-
-/** The platform's globals the object uses (workerd has them; `deno check` does not). */
-declare const WebSocketPair: new () => {
-  0: WebSocket;
-  1: HibernatableWebSocket;
-};
-declare const WebSocketRequestResponsePair: new (
-  request: string,
-  response: string,
-) => unknown;
 
 /** A service binding: the Worker the upstream is served by. */
 export interface Fetcher {
@@ -47,14 +35,6 @@ export interface RoomEnv {
   /** The upstream dictionary (here the Worker itself, `GET /upstream/define`). */
   UPSTREAM: Fetcher;
 }
-
-/** What a socket remembers across hibernation: whose it is. */
-interface Attachment {
-  readonly client: string;
-}
-
-/** The first character of the frames that are the socket protocol's, not the room's. */
-const CONTROL = "\u0006";
 
 /** The upstream's answer, or a throw for anything but 200. */
 function upstreamOf(service: Fetcher): Upstream {
@@ -70,7 +50,13 @@ function upstreamOf(service: Fetcher): Upstream {
   };
 }
 
-/** One room: its actors, and the pages connected to it. */
+/**
+ * One room: its actors, and the pages connected to it. A page's socket is
+ * served by the library's `SocketServer`: each page (its `client` id) is
+ * a connection actor, what it sends reaches the room's actor once, in
+ * order, across reconnects, hibernation and evictions, and is
+ * acknowledged only after the room's turn that handled it.
+ */
 export class RoomObject extends withActors(DurableObject, {
   binding: "ROOM",
   systemName: "room",
@@ -78,106 +64,73 @@ export class RoomObject extends withActors(DurableObject, {
   durable: { lateWakeMs: 200 },
 }) {
   #room!: ActorRef<RoomMessage>;
-
-  constructor(ctx: DurableObjectState, env: RoomEnv) {
-    super(ctx, env);
-    // Heartbeats are answered by the platform, without waking the object.
-    (ctx as unknown as {
-      setWebSocketAutoResponse(pair: unknown): void;
-    }).setWebSocketAutoResponse(
-      new WebSocketRequestResponsePair("ping", CONTROL),
-    );
-  }
+  #sockets!: SocketServer;
 
   override createActors(system: ActorSystem): void {
     const upstream = upstreamOf((this.env as RoomEnv).UPSTREAM);
+    const store = this.actors.store;
     this.#room = system.actorOf(
       Props.create(() =>
-        new Room(
-          this.actors.store,
-          upstream,
-          (frame) => this.#broadcast(frame),
-        )
+        new Room(store, upstream, (frame) => this.#broadcast(frame))
       ),
       "room",
     );
+    // Heartbeats ("ping") are answered by the platform, without waking the object.
+    this.#sockets = new SocketServer(this.ctx, {
+      system,
+      store,
+      target: this.#room,
+    });
   }
 
-  /** The room's actor, creating the system on first use. */
-  #actor(): ActorRef<RoomMessage> {
+  /** The socket server, creating the system on first use. */
+  get #server(): SocketServer {
     this.actors.system;
-    return this.#room;
+    return this.#sockets;
   }
 
   #broadcast(frame: RoomFrame): void {
     const text = JSON.stringify(frame);
-    for (const socket of this.ctx.getWebSockets()) {
-      try {
-        socket.send(text);
-      } catch {
-        // Closing: its page gets the list again when it reconnects.
-      }
+    for (const client of this.#sockets.clients) {
+      this.#sockets.connection(client).tell(text);
     }
   }
 
   /** A page's socket: `GET /rooms/:room/ws?client=…` with `Upgrade: websocket`. */
-  async fetch(request: Request): Promise<Response> {
+  fetch(request: Request): Response {
+    const response = this.#server.accept(request);
     const client = new URL(request.url).searchParams.get("client");
-    if (request.headers.get("upgrade") !== "websocket" || !client) {
-      return new Response("expected a WebSocket with ?client=", {
-        status: 426,
-      });
+    if (response.status === 101 && client !== null) {
+      // After the server's word on what it handled: the list as it is.
+      this.#room.tell({ type: "join" }, this.#sockets.connection(client));
     }
-    const pair = new WebSocketPair();
-    const server = pair[1];
-    this.ctx.acceptWebSocket(server);
-    server.serializeAttachment({ client } satisfies Attachment);
-    const room = this.#actor();
-    const handled = await room.ask<number>({ type: "handled", client }, 5_000);
-    // First the last id handled from this client, then the list.
-    server.send(`${CONTROL}r${handled}`);
-    server.send(
-      JSON.stringify(await room.ask<RoomFrame>({ type: "snapshot" }, 5_000)),
-    );
-    return new Response(null, {
-      status: 101,
-      webSocket: pair[0],
-    } as ResponseInit);
+    return response;
   }
 
-  /** A frame from a page: `id:command`; acknowledged once the room has handled it. */
-  async webSocketMessage(
+  webSocketMessage(
     socket: HibernatableWebSocket,
-    frame: string | ArrayBuffer,
-  ): Promise<void> {
-    if (typeof frame !== "string") return;
-    const colon = frame.indexOf(":");
-    const id = Number(frame.slice(0, colon));
-    if (colon < 1 || !Number.isSafeInteger(id) || id < 1) return;
-    const { client } = socket.deserializeAttachment() as Attachment;
-    const command = JSON.parse(frame.slice(colon + 1)) as Command;
-    const done = await this.#actor().ask<number>(
-      { type: "command", command, from: { client, id } },
-      5_000,
-    );
-    // Sent after the room's write: the output gate holds it until durable.
-    socket.send(`${CONTROL}${done}`);
+    message: string | ArrayBuffer,
+  ): void {
+    this.#server.webSocketMessage(socket, message);
   }
 
   webSocketClose(
     socket: HibernatableWebSocket,
     code: number,
     reason: string,
+    wasClean: boolean,
   ): void {
-    socket.close(code, reason);
+    this.#server.webSocketClose(socket, code, reason, wasClean);
+  }
+
+  webSocketError(socket: HibernatableWebSocket, error: unknown): void {
+    this.#server.webSocketError(socket, error);
   }
 
   /** RPC: the room's list. */
   async items(): Promise<Item[]> {
-    const frame = await this.#actor().ask<RoomFrame>(
-      { type: "snapshot" },
-      5_000,
-    );
+    this.actors.system;
+    const frame = await this.#room.ask<RoomFrame>({ type: "snapshot" }, 5_000);
     return frame.type === "items" ? frame.items : [];
   }
 
