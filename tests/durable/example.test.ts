@@ -7,8 +7,11 @@
 // added through the page while the room's object is evicted (ctx.abort(),
 // at points drawn by the fault kit's HostLoss); afterwards every word took
 // effect once, in order, each with its definition, and the flaky
-// upstream's failed calls were retried after a backoff. Node only: it
-// starts workerd and Chromium from outside. EXAMPLE_SEED=n picks other
+// upstream's failed calls were retried after a backoff. Then workerd
+// itself is killed (SIGKILL) while more words are on their way, and
+// started again on the same storage and port: the page reconnects by
+// itself and every word still takes effect once. Node only: it starts
+// workerd and Chromium from outside. EXAMPLE_SEED=n picks other
 // eviction points and upstream failures; a failure names the seed.
 
 import { after, before, describe, it } from "node:test";
@@ -20,6 +23,7 @@ import {
   readFileSync,
   rmSync,
 } from "node:fs";
+import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
@@ -45,11 +49,22 @@ interface Served {
   stop(): Promise<void>;
 }
 
-/** The example's own config, on port 0, its storage in `dir`, upstream seeded. */
-function configFor(dir: string): string {
+/** A port nothing listens on now. */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer().once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** The example's own config, on `port`, its storage in `dir`, upstream seeded. */
+function configFor(dir: string, port: number): string {
   const shipped = readFileSync(join(EXAMPLE, "config.capnp"), "utf8");
   const config = shipped
-    .replace('address = "127.0.0.1:8787"', 'address = "127.0.0.1:0"')
+    .replace('address = "127.0.0.1:8787"', `address = "127.0.0.1:${port}"`)
     .replace(
       'disk = (path = ".storage"',
       `disk = (path = ${JSON.stringify(join(dir, ".storage"))}`,
@@ -58,7 +73,7 @@ function configFor(dir: string): string {
       '(name = "UPSTREAM_SEED", text = "1")',
       `(name = "UPSTREAM_SEED", text = "${SEED}")`,
     );
-  for (const changed of ["127.0.0.1:0", dir, `text = "${SEED}"`]) {
+  for (const changed of [`127.0.0.1:${port}`, dir, `text = "${SEED}"`]) {
     assert.ok(config.includes(changed), `the config no longer has ${changed}`);
   }
   return config;
@@ -66,6 +81,7 @@ function configFor(dir: string): string {
 
 describe("examples/durable-objects: the room app in workerd and Chromium", () => {
   let dir: string;
+  let port: number;
   let worker: Served;
   let browser: Browser;
 
@@ -124,7 +140,11 @@ describe("examples/durable-objects: the room app in workerd and Chromium", () =>
     await build(join(dir, "dist"), EXAMPLE);
     copyFileSync(join(EXAMPLE, "index.html"), join(dir, "index.html"));
     mkdirSync(join(dir, ".storage"), { recursive: true });
-    worker = await startWorkerd(join(dir, "config.capnp"), configFor(dir));
+    port = await freePort();
+    worker = await startWorkerd(
+      join(dir, "config.capnp"),
+      configFor(dir, port),
+    );
     browser = await chromium.launch({
       executablePath: findChromium(),
       args: LAUNCH_ARGS,
@@ -150,7 +170,7 @@ describe("examples/durable-objects: the room app in workerd and Chromium", () =>
     assert.ok((await script.text()).length > 10_000);
   });
 
-  it(`words added through the page while the room is evicted take effect once, looked up under backoff (seed ${SEED})`, async () => {
+  it(`words added through the page while the room is evicted, then workerd restarted, take effect once, looked up under backoff (seed ${SEED})`, async () => {
     const room = `room-${SEED}`;
     const page = await browser.newPage();
     page.setDefaultTimeout(20_000);
@@ -267,6 +287,39 @@ describe("examples/durable-objects: the room app in workerd and Chromium", () =>
       }–${gaps.at(-1)} ms (median ${
         gaps[Math.floor(gaps.length / 2)]
       }, ${gaps.length} retries with no eviction between)`,
+    );
+
+    // workerd itself goes (SIGKILL) while words are on their way, and
+    // comes back on the same storage and port: the page reconnects by
+    // itself, is told what the room handled, and sends the rest once.
+    const more = Array.from({ length: 10 }, (_, i) => `word${WORDS + i + 1}`);
+    for (const [i, word] of more.entries()) {
+      await page.fill("#word", word);
+      await page.press("#word", "Enter");
+      if (i === 3) {
+        await worker.stop();
+        worker = await startWorkerd(
+          join(dir, "config.capnp"),
+          configFor(dir, port),
+        );
+      }
+    }
+    const all = [...words, ...more];
+    const restarted = await until(
+      "every word acknowledged after the restart",
+      () => counts(page),
+      (c) => c.acknowledged + c.failed === all.length,
+    );
+    assert.equal(restarted.failed, 0);
+    assert.ok(restarted.opened > final.opened, "reconnected after the restart");
+    const kept = await until(
+      "every word defined after the restart",
+      () => get<Item[]>(`/rooms/${room}/items`),
+      (list) => list.length >= all.length && list.every((it) => it.definition),
+    );
+    assert.deepEqual(kept.map((it) => it.word), all);
+    console.log(
+      `room seed ${SEED}: after a workerd restart ${all.length} words, each handled once, in order (${restarted.opened} connections in all)`,
     );
     await page.close();
   });
