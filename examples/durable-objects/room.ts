@@ -74,11 +74,21 @@ export const LOOKUP_BACKOFF = {
  * longer, and the first success ends that.
  */
 export class Lookup extends Actor<LookupRequest> {
-  constructor(readonly upstream: Upstream) {
+  /**
+   * @param upstream Calls the upstream.
+   * @param needed Whether word `n` still has no definition: after an
+   * eviction the room asks again for every such word, and a copy of one
+   * the stash already held is then skipped, not called twice.
+   */
+  constructor(
+    readonly upstream: Upstream,
+    readonly needed: (n: number) => boolean,
+  ) {
     super();
   }
 
   async onReceive({ n, word }: LookupRequest): Promise<void> {
+    if (!this.needed(n)) return;
     let definition: string;
     try {
       definition = await this.upstream(word);
@@ -114,7 +124,9 @@ export class Room extends Actor<RoomMessage> {
   override preStart(): void {
     this.#lookups = this.context.actorOf(
       BackoffSupervisor.props({
-        childProps: Props.create(() => new Lookup(this.upstream)),
+        childProps: Props.create(() =>
+          new Lookup(this.upstream, (n) => this.#needed(n))
+        ),
         childName: "lookup",
         ...LOOKUP_BACKOFF,
         resetCounter: "manual",
@@ -131,6 +143,11 @@ export class Room extends Actor<RoomMessage> {
         this.#lookups.tell({ n: item.n, word: item.word });
       }
     }
+  }
+
+  #needed(n: number): boolean {
+    const item = this.#items.value[n - 1];
+    return item !== undefined && item.definition === undefined;
   }
 
   onReceive(message: RoomMessage): void {
@@ -163,7 +180,7 @@ export class Room extends Actor<RoomMessage> {
       case "lookup-failed":
         // Unless a copy of that lookup already got the answer: asked
         // again, stashed by the supervisor until its next child is up.
-        if (this.#items.value[message.n - 1]?.definition === undefined) {
+        if (this.#needed(message.n)) {
           this.#lookups.tell({ n: message.n, word: message.word });
         }
         break;

@@ -282,9 +282,11 @@ describe("examples/durable-objects: the room app in workerd and Chromium", () =>
     );
     gaps.sort((a, b) => a - b);
     console.log(
-      `room seed ${SEED}: ${WORDS} words, each handled once, in order; ${evictions} evictions, ${final.opened} connections; upstream: ${calls.length} calls, ${failures.length} failed, retried after ${
-        gaps[0]
-      }–${gaps.at(-1)} ms (median ${
+      `room seed ${SEED}: ${WORDS} words, each handled once, in order; ${evictions} evictions, ${final.opened} connections; upstream: ${calls.length} calls (${
+        calls.length - failures.length
+      } answered), ${failures.length} failed, retried after ${gaps[0]}–${
+        gaps.at(-1)
+      } ms (median ${
         gaps[Math.floor(gaps.length / 2)]
       }, ${gaps.length} retries with no eviction between)`,
     );
