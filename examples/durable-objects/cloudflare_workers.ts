@@ -18,7 +18,7 @@ export interface HibernatableWebSocket {
   deserializeAttachment(): unknown;
 }
 
-/** The part of `DurableObjectState` the example uses. */
+/** The part of `DurableObjectState` the example (and docs/edge-socket.md) uses. */
 export interface DurableObjectState {
   readonly id: { readonly name?: string };
   /** Accepts a server socket through the Hibernation API, with tags. */

@@ -268,6 +268,7 @@ class Connection extends Actor<unknown> {
  * import {
  *   DurableState,
  *   type DurableStore,
+ *   type HibernatableWebSocketLike,
  *   type SocketMessage,
  *   SocketServer,
  *   withActors,
@@ -297,13 +298,13 @@ class Connection extends Actor<unknown> {
  *   fetch(request: Request): Response {
  *     return this.sockets.accept(request);
  *   }
- *   webSocketMessage(ws: WebSocket, message: string | ArrayBuffer): void {
+ *   webSocketMessage(ws: HibernatableWebSocketLike, message: string | ArrayBuffer): void {
  *     this.sockets.webSocketMessage(ws, message);
  *   }
- *   webSocketClose(ws: WebSocket, code: number, reason: string, wasClean: boolean): void {
+ *   webSocketClose(ws: HibernatableWebSocketLike, code: number, reason: string, wasClean: boolean): void {
  *     this.sockets.webSocketClose(ws, code, reason, wasClean);
  *   }
- *   webSocketError(ws: WebSocket, error: unknown): void {
+ *   webSocketError(ws: HibernatableWebSocketLike, error: unknown): void {
  *     this.sockets.webSocketError(ws, error);
  *   }
  * }
@@ -384,6 +385,14 @@ export class SocketServer {
         fail(action, "heartbeat", "false or { ping, pong } (text)", heartbeat);
       }
       ({ ping, pong } = heartbeat);
+      if (parseFrame(ping) !== undefined) {
+        fail(
+          action,
+          "heartbeat.ping",
+          "text that is no message frame (not id:text)",
+          ping,
+        );
+      }
     }
     this.#ping = heartbeat === false ? undefined : ping;
     this.#pong = pong;
@@ -711,24 +720,21 @@ export class SocketServer {
     client = this.#client(attached.client);
     const { delivered } = attached;
     if (client.socket !== undefined && client.socket !== socket) {
-      // One this client replaced: its late frames count for nothing.
-      this.#refused.add(socket);
-      return undefined;
+      // Two sockets for one client (one was replaced): this one goes, and
+      // if it was the newer, its client connects again and replaces the other.
+      return this.#refuse(
+        socket,
+        "replaced by a newer connection of this client",
+      );
     }
     if (typeof delivered === "number" && delivered > client.handled) {
       // It outlived an object that was given messages and lost them
       // unprocessed (evicted with its mailbox, its sockets kept): the
       // client sends them again after a reconnect.
-      this.#refused.add(socket);
-      try {
-        socket.close(
-          4000,
-          "the object lost messages it had not processed: connect again",
-        );
-      } catch {
-        // closed already
-      }
-      return undefined;
+      return this.#refuse(
+        socket,
+        "the object lost messages it had not processed: connect again",
+      );
     }
     client.socket = socket;
     this.#bySocket.set(socket, client);
@@ -756,6 +762,17 @@ export class SocketServer {
       // Closed: its close event comes, and the client hears on reconnect.
     }
   };
+
+  /** Closes a socket whose frames count for nothing (4000): its client connects again. */
+  #refuse(socket: HibernatableWebSocketLike, reason: string): undefined {
+    this.#refused.add(socket);
+    try {
+      socket.close(4000, reason);
+    } catch {
+      // closed already
+    }
+    return undefined;
+  }
 
   /** Keeps the client's marks in its socket's attachment. */
   #attach(client: Client): void {

@@ -3,8 +3,9 @@
 // workerd: Room, a durable actor host (SQLite-backed) whose SocketServer
 // hands each client message to a recorder that writes it to storage, in
 // its turn (so the test reads back what was processed, once each, in
-// order); and Echo, a bare WebSocket echo through the Hibernation API, the
-// bench's baseline. Not a test file itself.
+// order); and Echo, a bare WebSocket echo through the Hibernation API (with
+// a storage write first for frames starting "w:"), the bench's baselines.
+// Not a test file itself.
 //
 // GET /room/<name>?client=<id> (upgrade) reaches room <name>'s server;
 // GET /echo (upgrade) the echo; POST /call {"name", "method", "args"} calls
@@ -126,6 +127,11 @@ export class Echo extends DurableObject {
     ws: HibernatableWebSocketLike,
     message: string | ArrayBuffer,
   ): void {
+    // "w:…" is written to storage first: the output gate holds the echo
+    // until the write is durable (the bench's second baseline).
+    if (typeof message === "string" && message.startsWith("w:")) {
+      (this.ctx as unknown as Ctx).storage.kv.put("last", message);
+    }
     ws.send(message);
   }
 

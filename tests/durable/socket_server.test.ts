@@ -523,6 +523,103 @@ describe("socket server: effectively once with durableSocketAck()", () => {
     }
   });
 
+  it("sets the platform's heartbeat answer, and answers a ping that reaches it", async () => {
+    const pairs: unknown[] = [];
+    const global = globalThis as { WebSocketRequestResponsePair?: unknown };
+    const platform = global.WebSocketRequestResponsePair; // workerd has one
+    global.WebSocketRequestResponsePair = class {
+      constructor(readonly request: string, readonly response: string) {}
+    };
+    const system = ActorSystem.create("o", { logLevel: "off" });
+    try {
+      const ctx = {
+        acceptWebSocket: () => {},
+        getWebSockets: () => [],
+        setWebSocketAutoResponse: (pair?: unknown) => void pairs.push(pair),
+      };
+      const target = system.actorOf(
+        Props.create(() => new Recorder(new Map())),
+      );
+      const server = new SocketServer(ctx, {
+        system,
+        store: new Map(),
+        target,
+      });
+      new SocketServer(ctx, {
+        system,
+        store: new Map(),
+        target,
+        heartbeat: { ping: "hb", pong: "\u0006hb" },
+      });
+      new SocketServer(ctx, {
+        system,
+        store: new Map(),
+        target,
+        heartbeat: false,
+      });
+      assert.deepEqual(JSON.parse(JSON.stringify(pairs)), [
+        { request: "ping", response: "\u0006" },
+        { request: "hb", response: "\u0006hb" },
+        null,
+      ]);
+      const sent: unknown[] = [];
+      server.webSocketMessage(
+        {
+          send: (data) => void sent.push(data),
+          close: () => {},
+          serializeAttachment: () => {},
+          deserializeAttachment: () => null,
+        },
+        "ping",
+      );
+      assert.deepEqual(sent, ["\u0006"]);
+      // The client swallows the answer.
+      assert.equal(durableSocketAck().decodeAck("\u0006"), 0);
+    } finally {
+      if (platform === undefined) delete global.WebSocketRequestResponsePair;
+      else global.WebSocketRequestResponsePair = platform;
+      await system.terminate();
+    }
+  });
+
+  it("keeps one socket per client: a newer one replaces the older, whose frames then count for nothing", async () => {
+    const system = ActorSystem.create("o", { logLevel: "off" });
+    try {
+      const store = new Map<string, unknown>();
+      const ctx = { acceptWebSocket: () => {}, getWebSockets: () => [] };
+      const server = new SocketServer(ctx, {
+        system,
+        store,
+        target: system.actorOf(Props.create(() => new Recorder(store))),
+      });
+      const socket = () => {
+        let attachment: unknown = null;
+        const socket = {
+          sent: [] as unknown[],
+          closed: [] as unknown[],
+          send: (data: unknown) => void socket.sent.push(data),
+          close: (code?: number) => void socket.closed.push(code),
+          serializeAttachment: (v: unknown) => void (attachment = v),
+          deserializeAttachment: () => attachment,
+        };
+        return socket;
+      };
+      const older = socket();
+      const newer = socket();
+      server.adopt(older, "tab-1");
+      server.adopt(newer, "tab-1");
+      assert.deepEqual(older.closed, [4000]);
+      server.webSocketMessage(older, "1:late");
+      server.webSocketMessage(newer, "1:kept");
+      await new Promise((resolve) => setTimeout(resolve, 0));
+      assert.deepEqual(store.get("log"), [["tab-1", 1, "kept"]]);
+      assert.deepEqual(newer.sent, ["\u0006r0", "\u00061", "done kept"]);
+      assert.deepEqual(server.clients, ["tab-1"]);
+    } finally {
+      await system.terminate();
+    }
+  });
+
   it("checks its options at the call", () => {
     const system = ActorSystem.create("o", { logLevel: "off" });
     const ctx = { acceptWebSocket: () => {}, getWebSockets: () => [] };
@@ -554,12 +651,36 @@ describe("socket server: effectively once with durableSocketAck()", () => {
         }),
       /heartbeat/,
     );
+    assert.throws(
+      () =>
+        new SocketServer(ctx, {
+          system,
+          store: new Map(),
+          target,
+          heartbeat: { ping: "1:x", pong: "\u0006" },
+        }),
+      /heartbeat\.ping/,
+    );
     const server = new SocketServer(ctx, { system, store: new Map(), target });
     assert.throws(() => server.adopt({} as never, ""), /clientId/);
+    // The client's side: decodeResume is a function, if given.
+    assert.throws(
+      () =>
+        websocketProps({
+          url: "ws://o.test/",
+          page: false,
+          ack: { ...durableSocketAck(), decodeResume: 5 as never },
+        }),
+      /ack\.decodeResume/,
+    );
     const refused = server.accept(new Request("http://o.test/?client=a"));
     assert.equal(refused.status, 426);
+    // (A browser's Request drops an Upgrade header: a plain Headers keeps it.)
     const noId = server.accept(
-      new Request("http://o.test/", { headers: { Upgrade: "websocket" } }),
+      {
+        url: "http://o.test/",
+        headers: new Headers({ Upgrade: "websocket" }),
+      } as unknown as Request,
     );
     assert.equal(noId.status, 400);
     return system.terminate();
@@ -568,44 +689,56 @@ describe("socket server: effectively once with durableSocketAck()", () => {
 
 describe("socket server: at random (seeded)", () => {
   for (const seed of [1, 2, 3, 4, 5]) {
-    it(`200 messages through drops, evictions and hibernations: each processed once, in order, answered once (seed ${seed})`, async () => {
+    it(`two clients, 200 messages each, through drops, evictions and hibernations: each processed once, in order, answered once (seed ${seed})`, async () => {
       const source = seededRandom(seed);
       const random = () => source.next();
       const world = new World();
       try {
-        const connection = world.connect("tab-1");
+        const clients = ["a", "b"].map((id) => ({
+          id,
+          connection: world.connect(id),
+          texts: Array.from({ length: 200 }, (_, i) => `${id}${i + 1}`),
+          next: 0,
+        }));
         const replies = new Map<string, Sent[]>();
-        const texts = Array.from({ length: 200 }, (_, i) => `m${i + 1}`);
-        let next = 0;
+        const total = clients.length * 200;
         const faults: string[] = [];
-        while (next < texts.length || replies.size < texts.length) {
-          const burst = Math.min(texts.length - next, Math.floor(random() * 8));
-          askAll(connection, texts.slice(next, next + burst), replies);
-          next += burst;
+        while (replies.size < total) {
+          for (const client of clients) {
+            const burst = Math.min(
+              client.texts.length - client.next,
+              Math.floor(random() * 8),
+            );
+            const texts = client.texts.slice(client.next, client.next + burst);
+            askAll(client.connection, texts, replies);
+            client.next += burst;
+          }
           const roll = random();
-          if (roll < 0.04) {
+          if (roll < 0.06) {
             faults.push("evict");
             world.evict(false);
-          } else if (roll < 0.08) {
+          } else if (roll < 0.12) {
             faults.push("evict, sockets kept");
             world.evict(true);
-          } else if (roll < 0.1) {
+          } else if (roll < 0.15) {
             faults.push("hibernate");
             world.hibernate();
-          } else if (roll < 0.14) {
+          } else if (roll < 0.2) {
             faults.push("drop");
             world.drop();
           }
           await world.tick(Math.floor(random() * 30));
           if (world.scheduler.now() > 600_000) break;
         }
-        const ids = world.log.map((e) => Number(e[2].slice(1)));
-        assert.deepEqual(
-          ids,
-          texts.map((_, i) => i + 1),
-          `seed ${seed}, faults ${faults.join(" ")}`,
-        );
-        assert.equal(replies.size, texts.length);
+        for (const { id, texts } of clients) {
+          assert.deepEqual(
+            world.log.filter((e) => e[0] === id).map((e) => e[2]),
+            texts,
+            `seed ${seed}, client ${id}, faults ${faults.join(", ")}`,
+          );
+        }
+        assert.equal(world.log.length, total);
+        assert.equal(replies.size, total);
         assert.ok(
           [...replies.values()].every((s) =>
             s.length === 1 && s[0].acknowledged
