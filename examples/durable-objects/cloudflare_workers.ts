@@ -3,20 +3,32 @@
 /**
  * A type-only stand-in for Cloudflare's `cloudflare:workers`, so that
  * `deno check` can read the example without the platform's types. The
- * bundle replaces this module with the real one (see `README.md`); when
+ * bundle (`build.mjs`) replaces this module with the real one; when
  * deploying with wrangler, import `DurableObject` from `"cloudflare:workers"`
- * in `worker.ts` instead.
+ * instead.
  *
  * @module
  */
 
+/** A WebSocket accepted through the Hibernation API, as far as the example uses it. */
+export interface HibernatableWebSocket {
+  send(data: string | ArrayBuffer | ArrayBufferView): void;
+  close(code?: number, reason?: string): void;
+  serializeAttachment(value: unknown): void;
+  deserializeAttachment(): unknown;
+}
+
 /** The part of `DurableObjectState` the example (and docs/edge-socket.md) uses. */
 export interface DurableObjectState {
   readonly id: { readonly name?: string };
-  /** The WebSocket Hibernation API. */
-  acceptWebSocket(socket: unknown, tags?: string[]): void;
-  getWebSockets(tag?: string): never[];
-  setWebSocketAutoResponse?(pair?: unknown): void;
+  /** Accepts a server socket through the Hibernation API, with tags. */
+  acceptWebSocket(socket: HibernatableWebSocket, tags?: string[]): void;
+  /** The sockets accepted so far and still open, those with `tag` only if given. */
+  getWebSockets(tag?: string): HibernatableWebSocket[];
+  /** The frame the platform answers for the object, without waking it. */
+  setWebSocketAutoResponse(pair?: unknown): void;
+  /** Resets the object: what an eviction does, on demand. */
+  abort(reason?: string): void;
 }
 
 /** Cloudflare's Durable Object base class: the public methods of its subclasses are RPC methods. */
