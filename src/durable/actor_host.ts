@@ -251,6 +251,15 @@ export class ActorHost {
   readonly #name: string | undefined;
   readonly #highWater: HighWater;
   readonly #outbox: (OutboxStore & DurableObjectStorageLikeList) | undefined;
+  /** What the ways store their tells through: stamped with `#life` and `#stamped`. */
+  readonly #stampedOutbox: OutboxStore | undefined;
+  /**
+   * This life's place among the lives that stored tells: one more than the
+   * latest read back (recovered tells of several earlier lives are sent in
+   * the order they were stored, not in the order of their random keys).
+   */
+  #life = 0;
+  #stamped = 0;
   /** Stored tells of an earlier life, read back and not yet taken up by a system. */
   #recovered: Map<string, unknown> | undefined;
   #current: Generation | undefined = undefined;
@@ -313,7 +322,16 @@ export class ActorHost {
           options.outbox,
         );
       }
-      this.#outbox = storage as OutboxStore & DurableObjectStorageLikeList;
+      const outbox = storage as OutboxStore & DurableObjectStorageLikeList;
+      this.#outbox = outbox;
+      this.#stampedOutbox = {
+        put: (key, value) =>
+          outbox.put(key, {
+            ...value as object,
+            order: [this.#life, this.#stamped++],
+          }),
+        delete: (key) => outbox.delete(key),
+      };
     }
   }
 
@@ -338,7 +356,21 @@ export class ActorHost {
     if (outbox === undefined) return;
     const stored = await outbox.list({ prefix: OUTBOX_PREFIX });
     if (stored.size === 0) return;
-    this.#recovered = stored;
+    // In the order stored: by life, then by write within it (keys of
+    // chunks stored before the stamp sort first, in key order).
+    const entries = [...stored].map(([key, value]) => {
+      const order = (value as { order?: unknown } | null)?.order;
+      const stamp = Array.isArray(order) && Number.isSafeInteger(order[0]) &&
+          Number.isSafeInteger(order[1])
+        ? order as [number, number]
+        : [-1, 0];
+      return { key, value, stamp };
+    });
+    entries.sort((a, b) => a.stamp[0] - b.stamp[0] || a.stamp[1] - b.stamp[1]);
+    for (const entry of entries) {
+      if (entry.stamp[0] >= this.#life) this.#life = entry.stamp[0] + 1;
+    }
+    this.#recovered = new Map(entries.map((e) => [e.key, e.value]));
     if (this.#current !== undefined) this.#takeUp(this.#current);
   }
 
@@ -733,7 +765,7 @@ export class ActorHost {
         this.#binding !== undefined && this.#name !== undefined
           ? [this.#binding, this.#name]
           : undefined,
-        this.#outbox,
+        this.#stampedOutbox,
       );
       generation.channels.set(key, channel);
     }

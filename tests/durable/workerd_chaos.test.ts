@@ -17,7 +17,8 @@
 //
 // Every draw comes from the fault kit's seeded source (`seededRandom`), the
 // evictions through its `HostLoss`; CHAOS_SEED=n picks another seed, and a
-// failure names the one it used.
+// failure names the one it used; CHAOS_DUMP=file writes the nodes' reports
+// there.
 
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
@@ -189,6 +190,12 @@ describe("durable: chaos across objects, evictions and workerd restarts", () => 
       }
       if (outbox > 0) problems.push(`${node}: ${outbox} outbox rows left`);
       if (stash > 0) problems.push(`${node}: ${stash} messages left stashed`);
+    }
+    if (process.env.CHAOS_DUMP) {
+      (await import("node:fs")).writeFileSync(
+        process.env.CHAOS_DUMP,
+        JSON.stringify(reports),
+      );
     }
     const fired = NODES.reduce((n, node) => n + reports[node].fired.length, 0);
     const summary =
