@@ -65,6 +65,7 @@ import {
   type HostStub,
   isWireFrom,
   isWirePacket,
+  readBatch,
   type WireFrom,
 } from "./wire.ts";
 
@@ -820,18 +821,28 @@ export class ActorHost {
    *
    * @param from The calling host's `[binding, name, incarnation]`, or `null`.
    * @param first The number of the batch's first tell (for a caller with an identity).
-   * @param batch `[path, message]` or `[path, message, senderPath]` entries.
+   * @param wire `[path, message]` or `[path, message, senderPath]` entries, or the runs and messages a remote ref sends.
    * @returns Resolves once the messages are in their actors' mailboxes.
-   * @throws {TypeError} If `batch` is not an array, or `from` is malformed.
+   * @throws {TypeError} If `wire` is neither, or `from` is malformed.
    * @throws {RangeError} (marked `overloaded`) If the batch is larger than `limits.maxBatch`, or would queue more than `limits.maxQueued` messages for an actor.
    * @throws {Error} If the caller does not vouch for the identity it claims.
    */
-  async deliver(from: unknown, first: unknown, batch: unknown): Promise<void> {
+  async deliver(from: unknown, first: unknown, wire: unknown): Promise<void> {
     const action = "deliver remote messages";
-    if (!Array.isArray(batch)) fail(action, "batch", "an array", batch);
-    if (batch.length > this.#limits.maxBatch) {
+    const batch = readBatch(wire);
+    if (batch === undefined) {
+      fail(
+        action,
+        "batch",
+        "an array of [path, message] entries, or runs and messages",
+        wire,
+      );
+    }
+    const { messages, runs } = batch;
+    const size = messages.length;
+    if (size > this.#limits.maxBatch) {
       throw limitError(
-        `Cannot ${action}: a batch of ${batch.length} messages is more than limits.maxBatch (${this.#limits.maxBatch})`,
+        `Cannot ${action}: a batch of ${size} messages is more than limits.maxBatch (${this.#limits.maxBatch})`,
       );
     }
     const caller = await this.#caller(action, from);
@@ -844,34 +855,55 @@ export class ActorHost {
       marks = await this.#highWater.load(caller.binding, caller.name);
       // Copies of tells already taken: a retry whose first reply was lost.
       skip = Math.min(
-        batch.length,
+        size,
         Math.max(0, (marks[caller.incarnation] ?? 0) - first + 1),
       );
     }
     const generation = this.#generation();
     const system = generation.system;
-    const routes: (ActorRef<unknown> | string)[] = [];
+    // A route a run (a route a message where an authorize hook must see
+    // each): a batch's tells mostly go to one path from one sender.
+    const routes:
+      (ActorRef<unknown> | string | (ActorRef<unknown> | string)[])[] = [];
     const queued = new Map<ActorRef<unknown>, number>();
-    // Tells of one batch mostly go to one path: its route is looked up once
-    // (unless an authorize hook must see each message).
-    let lastPath: string | undefined;
-    let lastRoute: ActorRef<unknown> | string = "";
-    for (let i = skip; i < batch.length; i++) {
-      const packet = batch[i];
-      let route: ActorRef<unknown> | string;
-      if (!isWirePacket(packet)) route = "malformed remote message";
-      else if (packet[0] === lastPath) route = lastRoute;
-      else {
-        route = this.#route(generation, caller, packet[0], packet[1], "tell");
-        const exposed = generation.exposed.get(packet[0]);
-        if (exposed === undefined || exposed.authorize === undefined) {
-          lastPath = packet[0];
-          lastRoute = route;
-        } else lastPath = undefined;
-      }
-      routes.push(route);
+    const count = (route: ActorRef<unknown> | string, n: number) => {
       if (typeof route !== "string") {
-        queued.set(route, (queued.get(route) ?? 0) + 1);
+        queued.set(route, (queued.get(route) ?? 0) + n);
+      }
+    };
+    let start = 0;
+    for (const [to, , end] of runs) {
+      const from = Math.max(start, skip);
+      start = end;
+      if (from >= end) {
+        routes.push("");
+        continue;
+      }
+      if (to === undefined) routes.push("malformed remote message");
+      else if (generation.exposed.get(to)?.authorize === undefined) {
+        const route = this.#route(
+          generation,
+          caller,
+          to,
+          messages[from],
+          "tell",
+        );
+        routes.push(route);
+        count(route, end - from);
+      } else {
+        const each: (ActorRef<unknown> | string)[] = [];
+        for (let i = from; i < end; i++) {
+          const route = this.#route(
+            generation,
+            caller,
+            to,
+            messages[i],
+            "tell",
+          );
+          each.push(route);
+          count(route, 1);
+        }
+        routes.push(each);
       }
     }
     for (const [ref, count] of queued) {
@@ -882,37 +914,35 @@ export class ActorHost {
         );
       }
     }
-    if (caller !== undefined && skip < batch.length) {
+    if (caller !== undefined && skip < size) {
       this.#highWater.advance(
         caller.binding,
         caller.name,
         marks!,
         caller.incarnation,
-        (first as number) + batch.length - 1,
+        (first as number) + size - 1,
       );
     }
-    let lastSenderPath: string | undefined;
-    let lastSender: ActorRef<never> | undefined;
-    for (let i = skip; i < batch.length; i++) {
-      const packet = batch[i] as unknown[];
-      const route = routes[i - skip];
-      let sender: ActorRef<never> | undefined;
-      if (caller !== undefined && packet.length === 3) {
-        if (packet[2] !== lastSenderPath) {
-          lastSenderPath = packet[2] as string;
-          lastSender = this.#senderRef(generation, caller, lastSenderPath);
-        }
-        sender = lastSender;
-      }
-      if (typeof route === "string") {
-        system.publishDeadLetter(
-          Array.isArray(packet) ? packet[1] : packet,
-          sender,
-          system.deadLetters as ActorRef<never>,
-          route,
-        );
-      } else {
-        route.tell(packet[1], sender);
+    start = 0;
+    for (let r = 0; r < runs.length; r++) {
+      const [, senderPath, end] = runs[r];
+      const from = Math.max(start, skip);
+      start = end;
+      if (from >= end) continue;
+      const sender = caller !== undefined && senderPath !== undefined
+        ? this.#senderRef(generation, caller, senderPath)
+        : undefined;
+      const run = routes[r];
+      for (let i = from; i < end; i++) {
+        const route = Array.isArray(run) ? run[i - from] : run;
+        if (typeof route === "string") {
+          system.publishDeadLetter(
+            messages[i],
+            sender,
+            system.deadLetters as ActorRef<never>,
+            route,
+          );
+        } else route.tell(messages[i], sender);
       }
     }
   }

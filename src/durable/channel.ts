@@ -37,7 +37,13 @@ import {
   remoteReason,
 } from "./remote_delivery.ts";
 import { mayRetry, type RetrySettings } from "./retry.ts";
-import type { HostStub, WireFrom, WireOutcome, WirePacket } from "./wire.ts";
+import {
+  type HostStub,
+  toWireBatch,
+  type WireFrom,
+  type WireOutcome,
+  type WirePacket,
+} from "./wire.ts";
 
 /** Tells per call at most. */
 const MAX_BATCH = 256;
@@ -116,7 +122,9 @@ export class Channel {
   /** The number the next tell gets. */
   #nextSeq = 1;
   #stub: HostStub | undefined = undefined;
+  /** What waits to leave: `#queue` from `#head` on (taking from the front of a long array by `splice` made a burst of N tells cost N²). */
   #queue: Outgoing[] = [];
+  #head = 0;
   /** A batch of tells is out or waiting for its retry. */
   #busy = false;
   #pumpQueued = false;
@@ -161,8 +169,8 @@ export class Channel {
    */
   recover(items: Outgoing[], chunks: OutboxChunk[]): void {
     for (const chunk of chunks) this.#older.add(chunk.incarnation);
-    this.#chunks.unshift(...chunks);
-    this.#queue.unshift(...items);
+    this.#chunks = chunks.concat(this.#chunks);
+    this.#putBack(items);
     if (!this.#busy && !this.#pumpQueued) {
       this.#pumpQueued = true;
       queueMicrotask(this.#pump);
@@ -174,7 +182,8 @@ export class Channel {
 
   /** Nothing queued, out or waiting. */
   get idle(): boolean {
-    return !this.#busy && this.#queue.length === 0 && this.#waits.size === 0;
+    return !this.#busy && this.#queue.length === this.#head &&
+      this.#waits.size === 0;
   }
 
   /** Queues `item`; it leaves once the current turn's other tells have joined it. */
@@ -290,8 +299,9 @@ export class Channel {
       for (const item of call.items) this.#giveUp(item, reason, call.attempts);
     }
     this.#waits.clear();
-    const queued = this.#queue;
+    const queued = this.#queue.slice(this.#head);
     this.#queue = [];
+    this.#head = 0;
     for (const item of queued) this.#giveUp(item, reason, 0);
     // Given up: nothing stored is to be sent again.
     this.#unsaved = [];
@@ -304,29 +314,55 @@ export class Channel {
   #drain(): void {
     this.#pumpQueued = false;
     this.#save();
-    while (!this.#busy && !this.#closed && this.#queue.length > 0) {
-      const head = this.#queue[0];
+    while (
+      !this.#busy && !this.#closed && this.#queue.length > this.#head
+    ) {
+      const queue = this.#queue;
+      const at = this.#head;
+      const head = queue[at];
       if (head.ask !== undefined) {
-        this.#queue.shift();
+        this.#head = at + 1;
         this.#call({ items: [head], first: 0, attempts: 0 });
         continue;
       }
       let n = 1;
       if (!head.alone) {
         // One call carries consecutive numbers of one incarnation.
-        const queue = this.#queue;
+        const end = Math.min(queue.length, at + MAX_BATCH);
         while (
-          n < MAX_BATCH && n < queue.length && queue[n].ask === undefined &&
-          !queue[n].alone && queue[n].incarnation === head.incarnation &&
-          (head.seq === undefined || queue[n].seq === head.seq + n)
+          at + n < end && queue[at + n].ask === undefined &&
+          !queue[at + n].alone &&
+          queue[at + n].incarnation === head.incarnation &&
+          (head.seq === undefined || queue[at + n].seq === head.seq + n)
         ) n++;
       }
+      this.#head = at + n;
       this.#busy = true;
       this.#call({
-        items: this.#queue.splice(0, n),
+        items: queue.slice(at, at + n),
         first: head.seq ?? 0,
         attempts: 0,
       });
+    }
+    this.#compact();
+  }
+
+  /** `items` go back to the front of the queue, before what waits. */
+  #putBack(items: Outgoing[]): void {
+    this.#queue = items.concat(this.#queue.slice(this.#head));
+    this.#head = 0;
+  }
+
+  /** Drops what was taken from the front, once it is most of the array. */
+  #compact(): void {
+    const head = this.#head;
+    if (head === 0) return;
+    if (head === this.#queue.length) {
+      this.#queue = [];
+      this.#head = 0;
+    } else if (head >= 1_024 && head * 2 >= this.#queue.length) {
+      this.#queue = this.#queue.slice(head);
+      this.#head = 0;
     }
   }
 
@@ -354,7 +390,7 @@ export class Channel {
             ? from
             : [from[0], from[1], incarnation],
           call.first,
-          call.items.map((item) => item.packet),
+          toWireBatch(call.items.map((item) => item.packet)),
         );
       } else {
         const remaining = Math.max(1, Math.ceil(ask.deadline - this.now()));
@@ -397,7 +433,7 @@ export class Channel {
       // One of them cannot be serialized, and nothing was sent: send each
       // alone, so that only the ones that cannot cross are given up.
       for (const item of items) item.alone = true;
-      this.#queue.unshift(...items);
+      this.#putBack(items);
       this.#busy = false;
       this.#drain();
       return;
