@@ -137,6 +137,8 @@ const MAX_REMOTE_REFS = 1_024;
 const MAX_VOUCHED = 1_024;
 /** Callers being vouched for at once, at most; more are refused as overloaded. */
 const MAX_VOUCHING = 16;
+/** Answers to asks kept for their retries, at most (the oldest go first). */
+const ANSWERS_KEPT = 1_024;
 
 /** An exposed actor and who may send to it. */
 interface Exposed {
@@ -251,6 +253,11 @@ export class ActorHost {
   readonly #binding: string | undefined;
   readonly #name: string | undefined;
   readonly #highWater: HighWater;
+  /** Answers to recent asks from callers that know themselves, by caller and ask number: a retry gets the same. */
+  readonly #answers = new Map<
+    string,
+    Promise<[0, unknown] | [1, number] | [2, string]>
+  >();
   readonly #outbox: (OutboxStore & DurableObjectStorageLikeList) | undefined;
   /** What the ways store their tells through: stamped with `#life` and `#stamped`. */
   readonly #stampedOutbox: OutboxStore | undefined;
@@ -965,6 +972,7 @@ export class ActorHost {
    * @param from The calling host's `[binding, name, incarnation]`, or `null`.
    * @param packet `[path, message]`.
    * @param timeoutMs How long to wait for the reply.
+   * @param askId The ask's number on the caller's way (a caller that knows itself sends it; a retry carries the same): a retry of an ask still remembered (the last 1,024) gets the first call's answer, and its message is not delivered again.
    * @returns The outcome.
    * @throws {TypeError} If `from` is malformed.
    * @throws {Error} If the caller does not vouch for the identity it claims.
@@ -973,8 +981,34 @@ export class ActorHost {
     from: unknown,
     packet: unknown,
     timeoutMs: unknown,
+    askId?: unknown,
   ): Promise<[0, unknown] | [1, number] | [2, string]> {
     const caller = await this.#caller("answer remote ask", from);
+    if (caller === undefined || !Number.isSafeInteger(askId)) {
+      return this.#answer(caller, packet, timeoutMs);
+    }
+    // A retry of an ask whose reply was lost gets the first call's
+    // answer: the message is not delivered twice.
+    const key =
+      `${caller.binding}\0${caller.name}\0${caller.incarnation}\0${askId}`;
+    const answers = this.#answers;
+    let answer = answers.get(key);
+    if (answer === undefined) {
+      answer = this.#answer(caller, packet, timeoutMs);
+      answers.set(key, answer);
+      if (answers.size > ANSWERS_KEPT) {
+        answers.delete(answers.keys().next().value!);
+      }
+    }
+    return answer;
+  }
+
+  /** Delivers an ask that arrived over RPC; resolves with its outcome. */
+  async #answer(
+    caller: VouchedCaller | undefined,
+    packet: unknown,
+    timeoutMs: unknown,
+  ): Promise<[0, unknown] | [1, number] | [2, string]> {
     const generation = this.#generation();
     const system = generation.system;
     if (!isWirePacket(packet) || typeof timeoutMs !== "number") {

@@ -66,6 +66,8 @@ export interface Outgoing {
   readonly ask?: AskWaiter;
   /** Sent in a call of its own (its batch could not be serialized). */
   alone?: boolean;
+  /** An ask's number on this way (asks from a host that knows itself): its retries carry it, so that the receiver answers a retry with the first call's answer. */
+  askId?: number;
   /** A tell's number, and the incarnation it is numbered in (numbered tells only). */
   seq?: number;
   incarnation?: string;
@@ -121,6 +123,8 @@ export class Channel {
   readonly #from: WireFrom | null;
   /** The number the next tell gets. */
   #nextSeq = 1;
+  /** The number the next ask gets. */
+  #nextAsk = 1;
   #stub: HostStub | undefined = undefined;
   /** What waits to leave: `#queue` from `#head` on (taking from the front of a long array by `splice` made a burst of N tells cost N²). */
   #queue: Outgoing[] = [];
@@ -193,6 +197,7 @@ export class Channel {
       return;
     }
     const from = this.#from;
+    if (from !== null && item.ask !== undefined) item.askId = this.#nextAsk++;
     if (from !== null && item.ask === undefined) {
       item.seq = this.#nextSeq++;
       item.incarnation = from[2];
@@ -398,6 +403,7 @@ export class Channel {
           this.#from,
           call.items[0].packet,
           Math.min(remaining, ask.timeoutMs),
+          call.items[0].askId,
         );
       }
     } catch (error) {

@@ -142,10 +142,12 @@ export interface HostStub {
     first: number,
     batch: WireBatch | WirePacket[],
   ): Promise<unknown>;
+  /** `askId`: the ask's number on the caller's way (its retries carry it). */
   understudyAsk(
     from: WireFrom | null,
     packet: WirePacket,
     timeoutMs: number,
+    askId?: number,
   ): Promise<unknown>;
   understudyVouch(
     incarnation: string,

@@ -424,9 +424,10 @@ export class Flaky extends withActors(DurableObject, {
     from: unknown,
     packet: unknown,
     timeoutMs: unknown,
+    askId?: unknown,
   ): Promise<unknown> {
     this.#maybeFail();
-    return super.understudyAsk(from, packet, timeoutMs);
+    return super.understudyAsk(from, packet, timeoutMs, askId);
   }
 
   /** The next `times` delivery calls are taken, then fail as if the reply was lost. */

@@ -115,6 +115,53 @@ describe("durable: remote refs heal, and tell once", () => {
     await t.done();
   });
 
+  it("an ask retried after its reply was lost is delivered once and answered with the first call's answer", async () => {
+    const asked: unknown[] = [];
+    class Counting extends Actor<string> {
+      onReceive(message: string): void {
+        asked.push(message);
+        this.sender?.tell(`answer ${asked.length}`);
+      }
+    }
+    const ns = localNamespace("NODE", (name) => ({
+      system: { logLevel: "off" },
+      retry: quick,
+      setup: name === "b"
+        ? (system, host) => {
+          host.expose(
+            system.actorOf(Props.create(() => new Counting()), "counting"),
+          );
+        }
+        : undefined,
+    }));
+    const ref = ns.host("a").ref<string>("NODE", "b", "/user/counting");
+    ns.lostReplies.push(
+      Object.assign(new Error("connection lost"), { retryable: true }),
+    );
+    assert.equal(await ref.ask("once", 1_000), "answer 1");
+    assert.ok(ns.calls >= 2, "the ask was sent again");
+    assert.deepEqual(asked, ["once"], "and delivered once");
+    // A host that does not know itself sends no number: its retry is
+    // delivered again (the copy cannot be told apart).
+    const anonymous = new ActorHost(undefined, ns.env, {
+      system: { logLevel: "off" },
+      retry: quick,
+    });
+    ns.lostReplies.push(
+      Object.assign(new Error("connection lost"), { retryable: true }),
+    );
+    assert.equal(
+      await anonymous.ref<string>("NODE", "b", "/user/counting").ask(
+        "twice",
+        1_000,
+      ),
+      "answer 3",
+    );
+    assert.deepEqual(asked, ["once", "twice", "twice"]);
+    await anonymous.reset();
+    for (const host of ns.hosts.values()) await host.reset();
+  });
+
   it("after the sender's eviction its fresh object numbers anew, and is taken", async () => {
     const t = objects();
     t.ns.host("a").ref("NODE", "b", "/user/recorder").tell("first life");
