@@ -49,15 +49,18 @@ const VARIANTS = [
   },
   {
     kind: "rpc-packets-to-actor",
-    label: "direct RPC, batches of 256 in understudy's wire format, to the actor",
+    label:
+      "direct RPC, batches of 256 in understudy's wire format, to the actor",
   },
   {
     kind: "rpc-runs-to-actor",
-    label: "direct RPC, batches of 256 as runs (understudy's refs' format), to the actor",
+    label:
+      "direct RPC, batches of 256 as runs (understudy's refs' format), to the actor",
   },
   {
     kind: "rpc-deliver",
-    label: "direct RPC, batches of 256 to understudyDeliver by hand (unnumbered)",
+    label:
+      "direct RPC, batches of 256 to understudyDeliver by hand (unnumbered)",
   },
   {
     kind: "latency",
@@ -116,7 +119,9 @@ function cpuMs(pid) {
     let ns = 0;
     for (const tid of readdirSync(`/proc/${pid}/task`)) {
       ns += Number(
-        readFileSync(`/proc/${pid}/task/${tid}/schedstat`, "utf8").split(" ")[0],
+        readFileSync(`/proc/${pid}/task/${tid}/schedstat`, "utf8").split(
+          " ",
+        )[0],
       );
     }
     return ns / 1e6;
@@ -160,6 +165,7 @@ export async function runDurableBench(
         durableObjects: {
           SENDER: "Sender",
           ANON_SENDER: "AnonSender",
+          RAW_SENDER: "RawSender",
           RECEIVER: "Receiver",
         },
       }),
@@ -277,6 +283,8 @@ export async function runDurableBench(
           r.cpuRatioToBatchedRpc?.toFixed(2) ?? "—"
         } | ${r.msPerRoundTrip ?? "—"} | ${r.storageWritesPerMessage} |`
       ),
+      "",
+      "Workerd CPU is the CPU time the workerd process spent on the run (all its threads, from /proc), which a busy machine disturbs much less than wall time. Storage writes are the receiving host's high-water-mark writes (one per batch of numbered tells); the latency rows are one awaited tell + ask each. `rpc-packets-to-actor`, `rpc-runs-to-actor` and `rpc-deliver` take understudy apart: its old wire format, its runs format and its receiving host, each by hand.",
     ].join("\n");
     return { markdown, results };
   } finally {
