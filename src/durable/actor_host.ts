@@ -432,8 +432,9 @@ export class ActorHost {
           continue;
         }
         way.items.push({
-          packet,
+          to: packet[0],
           message: packet[1],
+          senderPath: packet[2],
           sender: undefined,
           recipient,
           seq,

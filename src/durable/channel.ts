@@ -58,8 +58,11 @@ interface AskWaiter {
 
 /** One message on its way. */
 export interface Outgoing {
-  readonly packet: WirePacket;
+  /** The recipient's path in the other object. */
+  readonly to: string;
   readonly message: unknown;
+  /** The sender's path in this object, if the receiver may reply to it. */
+  readonly senderPath?: string;
   readonly sender: ActorRef<never> | undefined;
   readonly recipient: ActorRef<never>;
   /** Set for an ask. */
@@ -235,7 +238,7 @@ export class Channel {
         binding: this.#binding,
         name: this.#name,
         incarnation,
-        entries: part.map((item) => [item.seq, item.packet]),
+        entries: part.map((item) => [item.seq, packetOf(item)]),
       }).catch(() => {});
       this.#chunks.push({ key, incarnation, last: part[part.length - 1].seq! });
     };
@@ -395,13 +398,13 @@ export class Channel {
             ? from
             : [from[0], from[1], incarnation],
           call.first,
-          toWireBatch(call.items.map((item) => item.packet)),
+          toWireBatch(call.items),
         );
       } else {
         const remaining = Math.max(1, Math.ceil(ask.deadline - this.now()));
         result = stub.understudyAsk(
           this.#from,
-          call.items[0].packet,
+          packetOf(call.items[0]),
           Math.min(remaining, ask.timeoutMs),
           call.items[0].askId,
         );
@@ -505,6 +508,13 @@ export class Channel {
       new RemoteDeliveryError(item.recipient.path, error, attempts),
     );
   }
+}
+
+/** `item` as a {@linkcode WirePacket} (what the outbox stores). */
+function packetOf(item: Outgoing): WirePacket {
+  return item.senderPath === undefined
+    ? [item.to, item.message]
+    : [item.to, item.message, item.senderPath];
 }
 
 /** Settles an ask with the outcome the other object returned. */

@@ -35,24 +35,30 @@ export interface WireBatch {
   readonly messages: unknown[];
 }
 
-/** `packets` as a {@linkcode WireBatch}. */
-export function toWireBatch(packets: readonly WirePacket[]): WireBatch {
+/** Told messages as a {@linkcode WireBatch}: each with its recipient's path and its sender's path, if any. */
+export function toWireBatch(
+  items: readonly {
+    readonly to: string;
+    readonly message: unknown;
+    readonly senderPath?: string;
+  }[],
+): WireBatch {
   const runs: (string | number)[] = [];
-  const messages: unknown[] = new Array(packets.length);
+  const messages: unknown[] = new Array(items.length);
   let to: string | undefined;
   let from: string | undefined;
   let count = 0;
-  for (let i = 0; i < packets.length; i++) {
-    const packet = packets[i];
-    const senderPath = packet.length === 3 ? packet[2] : "";
-    if (packet[0] !== to || senderPath !== from) {
+  for (let i = 0; i < items.length; i++) {
+    const item = items[i];
+    const senderPath = item.senderPath ?? "";
+    if (item.to !== to || senderPath !== from) {
       if (count > 0) runs.push(to!, from!, count);
-      to = packet[0];
+      to = item.to;
       from = senderPath;
       count = 0;
     }
     count++;
-    messages[i] = packet[1];
+    messages[i] = item.message;
   }
   if (count > 0) runs.push(to!, from!, count);
   return { runs, messages };
