@@ -1112,14 +1112,22 @@ export class ActorHost {
     if (generation.relays.has(watchId)) return null;
     const route = this.#route(generation, caller, path, undefined, "watch");
     if (typeof route === "string") return route;
+    let ending = false;
     const notify = (): void => {
-      if (generation.relays.get(watchId) !== relay) return;
-      generation.relays.delete(watchId);
+      if (generation.relays.get(watchId) !== relay || ending) return;
+      ending = true;
+      // The watch stays known until the watcher has been told: a heartbeat
+      // that comes first would take it for lost, and tell the wrong reason.
       // Best effort: should this call fail, the watcher's next heartbeat
       // finds the watch gone.
+      const ended = (): void => {
+        if (generation.relays.get(watchId) === relay) {
+          generation.relays.delete(watchId);
+        }
+      };
       this.#channel(generation, "end remote watch", caller.binding, caller.name)
         .invoke((stub) => stub.understudyWatchEnded(watchId, `${path} stopped`))
-        .catch(() => {});
+        .then(ended, ended);
     };
     const relay = generation.system.actorOf(
       Props.create(() => new WatchRelay(route as ActorRef<never>, notify)),

@@ -488,6 +488,33 @@ describe("durable: watch across objects", () => {
     await t.done();
   });
 
+  it("a heartbeat that comes before the stop's notice does not take the watch for lost: the reason is the stop", async () => {
+    const t = objects(() => ({ watch: { heartbeatMs: 10 } }));
+    const get = t.ns.get.bind(t.ns);
+    t.ns.get = (id: unknown) => {
+      const stub = get(id);
+      const ended = stub.understudyWatchEnded;
+      // The notice takes a while on its way; heartbeats go on meanwhile.
+      stub.understudyWatchEnded = (watchId: unknown, reason: unknown) =>
+        new Promise((resolve) => setTimeout(resolve, 80)).then(() =>
+          ended(watchId, reason)
+        );
+      return stub;
+    };
+    const a = t.ns.host("a");
+    const told: RemoteTerminated[] = [];
+    const watcher = a.system.actorOf(Props.create(() => new Watcher(told)));
+    a.ref("NODE", "b", "/user/recorder").watchRemote(
+      watcher as ActorRef<never>,
+    );
+    await tick();
+    await tick();
+    t.ns.host("b").system.stop(t.recorders[0] as ActorRef<never>);
+    await until(() => told.length === 1);
+    assert.equal(told[0].reason, "/user/recorder stopped");
+    await t.done();
+  });
+
   it("ending a watch early: nothing is told after", async () => {
     const t = objects(() => ({ watch: { heartbeatMs: 10 } }));
     const a = t.ns.host("a");
