@@ -4,7 +4,7 @@
  * Messages per second between two Durable Objects in workerd: through
  * understudy refs against direct RPC calls, side by side in one run.
  *
- *     node bench/durable.mjs [--quick] [--only=kind,kind…]
+ *     node bench/durable.mjs [--quick] [--only=kind,kind…] [--rounds=r] [--n=messages]
  *
  * bench/durable/worker.ts is bundled with esbuild and served by Cloudflare's
  * workerd (the npm package, started on a generated Cap'n Proto config, no
@@ -20,7 +20,14 @@
  * does the same for `npm run bench` and returns `{ markdown, results }`.
  */
 
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import {
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import os, { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import process from "node:process";
@@ -39,6 +46,21 @@ const VARIANTS = [
   {
     kind: "understudy-unnumbered",
     label: "understudy refs, unnumbered (sender without binding)",
+  },
+  {
+    kind: "rpc-packets-to-actor",
+    label:
+      "direct RPC, batches of 256 in understudy's wire format, to the actor",
+  },
+  {
+    kind: "rpc-runs-to-actor",
+    label:
+      "direct RPC, batches of 256 as runs (understudy's refs' format), to the actor",
+  },
+  {
+    kind: "rpc-deliver",
+    label:
+      "direct RPC, batches of 256 to understudyDeliver by hand (unnumbered)",
   },
   {
     kind: "latency",
@@ -86,6 +108,28 @@ async function bundle() {
   return result.outputFiles[0].text;
 }
 
+/**
+ * CPU time the process `pid` has used, in ms, summed over its threads
+ * (/proc/PID/task/TID/schedstat, nanoseconds on CPU); `NaN` where there is
+ * no /proc. Under a loaded machine a run's wall time measures the other
+ * processes too; the CPU workerd spends on it does much less.
+ */
+function cpuMs(pid) {
+  try {
+    let ns = 0;
+    for (const tid of readdirSync(`/proc/${pid}/task`)) {
+      ns += Number(
+        readFileSync(`/proc/${pid}/task/${tid}/schedstat`, "utf8").split(
+          " ",
+        )[0],
+      );
+    }
+    return ns / 1e6;
+  } catch {
+    return NaN;
+  }
+}
+
 const median = (xs) => {
   const s = [...xs].sort((a, b) => a - b);
   const m = s.length >> 1;
@@ -98,13 +142,18 @@ const median = (xs) => {
  * @param {{ quick?: boolean, log?: (line: string) => void }} [options]
  */
 export async function runDurableBench(
-  { quick = false, only = undefined, log = () => {} } = {},
+  {
+    quick = false,
+    only = undefined,
+    rounds = 5,
+    messages = undefined,
+    log = () => {},
+  } = {},
 ) {
   const variants = only === undefined
     ? VARIANTS
     : VARIANTS.filter((v) => only.includes(v.kind));
-  const n = quick ? 2_000 : 20_000;
-  const rounds = 5;
+  const n = messages ?? (quick ? 2_000 : 20_000);
   const dir = mkdtempSync(join(tmpdir(), "understudy-durable-bench-"));
   let worker;
   try {
@@ -116,17 +165,20 @@ export async function runDurableBench(
         durableObjects: {
           SENDER: "Sender",
           ANON_SENDER: "AnonSender",
+          RAW_SENDER: "RawSender",
           RECEIVER: "Receiver",
         },
       }),
     );
     const once = async (kind) => {
+      const cpuBefore = cpuMs(worker.pid);
       const started = performance.now();
       const res = await fetch(`${worker.url}/?kind=${kind}&n=${n}`, {
         signal: AbortSignal.timeout(120_000),
       });
       const ms = performance.now() - started;
       const body = await res.json();
+      cpu[kind].push(cpuMs(worker.pid) - cpuBefore);
       const expected = kind.startsWith("latency") ? n - (n % 100) : n;
       if (res.status !== 200 || body.count !== expected) {
         throw new Error(
@@ -140,6 +192,7 @@ export async function runDurableBench(
     };
     const times = Object.fromEntries(variants.map((v) => [v.kind, []]));
     const writes = Object.fromEntries(variants.map((v) => [v.kind, []]));
+    const cpu = Object.fromEntries(variants.map((v) => [v.kind, []]));
     for (let round = -1; round < rounds; round++) {
       for (const { kind } of variants) {
         const ms = await once(kind);
@@ -153,6 +206,9 @@ export async function runDurableBench(
     }
     const base = n / (median(times["rpc-awaited"] ?? [NaN]) / 1000);
     const batched = n / (median(times["rpc-batched"] ?? [NaN]) / 1000);
+    // The warm-up round's CPU is left out, as its time is.
+    const cpuOf = (kind) => cpu[kind].slice(1);
+    const batchedCpu = median(cpuOf("rpc-batched") ?? [NaN]);
     const rows = variants.map(({ kind, label }) => {
       const ms = median(times[kind]);
       const latency = kind.startsWith("latency");
@@ -170,6 +226,15 @@ export async function runDurableBench(
           Math.round(Math.max(...runs) * 10) / 10,
         ],
         messagesPerSecond: Math.round(perSecond),
+        cpuMedianMs: Math.round(median(cpuOf(kind)) * 10) / 10,
+        cpuSpreadMs: [
+          Math.round(Math.min(...cpuOf(kind)) * 10) / 10,
+          Math.round(Math.max(...cpuOf(kind)) * 10) / 10,
+        ],
+        // workerd's CPU for the same messages: < 1 is more CPU than batched RPC.
+        cpuRatioToBatchedRpc: latency || !Number.isFinite(batchedCpu)
+          ? undefined
+          : Math.round((batchedCpu / median(cpuOf(kind))) * 100) / 100,
         msPerRoundTrip: latency
           ? Math.round((ms / delivered) * 1000) / 1000
           : undefined,
@@ -207,15 +272,19 @@ export async function runDurableBench(
         fmt(n)
       } messages a run, median of ${rounds} rounds, variants alternating):`,
       "",
-      "| way | median ms (min–max) | messages/s | × awaited RPC | × batched RPC | ms per round trip | storage writes / message |",
-      "| --- | ---: | ---: | ---: | ---: | ---: | ---: |",
+      "| way | median ms (min–max) | messages/s | × awaited RPC | × batched RPC | workerd CPU ms (min–max) | × batched RPC, by CPU | ms per round trip | storage writes / message |",
+      "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
       ...rows.map((r) =>
         `| ${r.label} | ${r.medianMs} (${r.spreadMs[0]}–${r.spreadMs[1]}) | ${
           fmt(r.messagesPerSecond)
         } | ${r.ratioToAwaitedRpc?.toFixed(2) ?? "—"} | ${
           r.ratioToBatchedRpc?.toFixed(2) ?? "—"
+        } | ${r.cpuMedianMs} (${r.cpuSpreadMs[0]}–${r.cpuSpreadMs[1]}) | ${
+          r.cpuRatioToBatchedRpc?.toFixed(2) ?? "—"
         } | ${r.msPerRoundTrip ?? "—"} | ${r.storageWritesPerMessage} |`
       ),
+      "",
+      "Workerd CPU is the CPU time the workerd process spent on the run (all its threads, from /proc), which a busy machine disturbs much less than wall time. Storage writes are the receiving host's high-water-mark writes (one per batch of numbered tells); the latency rows are one awaited tell + ask each. `rpc-packets-to-actor`, `rpc-runs-to-actor` and `rpc-deliver` take understudy apart: its old wire format, its runs format and its receiving host, each by hand.",
     ].join("\n");
     return { markdown, results };
   } finally {
@@ -228,12 +297,16 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const quick = process.argv.includes("--quick");
   const only = process.argv.find((a) => a.startsWith("--only="))?.slice(7)
     .split(",");
+  const roundsArg = process.argv.find((a) => a.startsWith("--rounds="));
+  const nArg = process.argv.find((a) => a.startsWith("--n="));
   const { markdown, results } = await runDurableBench({
     quick,
     only,
+    rounds: roundsArg === undefined ? 5 : Number(roundsArg.slice(9)),
+    messages: nArg === undefined ? undefined : Number(nArg.slice(4)),
     log: (line) => process.stderr.write(`${line}\n`),
   });
-  const out = quick || only
+  const out = quick || only || roundsArg || nArg
     ? join(root, ".build", "bench", "quick")
     : join(root, "bench", "results");
   mkdirSync(out, { recursive: true });

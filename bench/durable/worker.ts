@@ -19,6 +19,13 @@
  *   the receiving actor by the receiver's RPC method: the floor under
  *   understudy's tells (RPC plus the actor), without their wire format,
  *   routing and numbering.
+ * - `rpc-packets-to-actor`: the same in understudy's wire format
+ *   (`[path, message, senderPath]` a message): what that format costs.
+ * - `rpc-runs-to-actor`: the same in the runs format understudy's refs
+ *   send (the paths once a run, then the messages).
+ * - `rpc-deliver`: the same batches handed to the receiver's
+ *   `understudyDeliver` by hand (no identity): what the receiving host
+ *   costs, without the sending side.
  * - `latency` / `latency-unnumbered`: N / 100 rounds of one tell and one
  *   ask, each awaited: the round trip a tell adds, numbered or not.
  * - `rpc-awaited`: one RPC call per message, each awaited before the next.
@@ -72,6 +79,15 @@ interface ReceiverStub {
   receive(message: Msg): Promise<void>;
   receiveBatch(messages: Msg[]): Promise<void>;
   receiveBatchToActor(messages: Msg[]): Promise<void>;
+  receivePacketsToActor(packets: [string, Msg, string][]): Promise<void>;
+  receiveRunsToActor(
+    batch: { runs: (string | number)[]; messages: Msg[] },
+  ): Promise<void>;
+  understudyDeliver(
+    from: null,
+    first: number,
+    batch: [string, Msg, string][],
+  ): Promise<void>;
   actorCount(): Promise<number>;
   actorZero(): Promise<void>;
   reset(): Promise<void>;
@@ -98,6 +114,18 @@ export class Receiver extends withActors(DurableObject, {
   receiveBatchToActor(messages: Msg[]): void {
     const counter = this.#counter!;
     for (const message of messages) counter.tell(message);
+  }
+  /** Direct RPC: a batch in understudy's wire format (`[path, message, senderPath]`), each message told to the receiving actor: what the wire format costs, without the rest. */
+  receivePacketsToActor(packets: [string, Msg, string][]): void {
+    const counter = this.#counter!;
+    for (const packet of packets) counter.tell(packet[1]);
+  }
+  /** Direct RPC: a batch as understudy's refs send it (runs of paths, then the messages), each message told to the receiving actor. */
+  receiveRunsToActor(
+    batch: { runs: (string | number)[]; messages: Msg[] },
+  ): void {
+    const counter = this.#counter!;
+    for (const message of batch.messages) counter.tell(message);
   }
   /** The receiving actor's count. */
   actorCount(): Promise<number> {
@@ -193,6 +221,33 @@ function senderClass(binding: string | undefined) {
         }
         return counted(await receiver.actorCount());
       }
+      if (kind === "rpc-runs-to-actor") {
+        await receiver.actorZero();
+        for (let start = 0; start < n; start += 256) {
+          const messages: Msg[] = [];
+          for (let seq = start; seq < Math.min(n, start + 256); seq++) {
+            messages.push({ seq, body: "hello" });
+          }
+          await receiver.receiveRunsToActor({
+            runs: ["/user/counter", "/user/b", messages.length],
+            messages,
+          });
+        }
+        return counted(await receiver.actorCount());
+      }
+      if (kind === "rpc-packets-to-actor" || kind === "rpc-deliver") {
+        await receiver.actorZero();
+        for (let start = 0; start < n; start += 256) {
+          const batch: [string, Msg, string][] = [];
+          for (let seq = start; seq < Math.min(n, start + 256); seq++) {
+            batch.push(["/user/counter", { seq, body: "hello" }, "/user/b"]);
+          }
+          if (kind === "rpc-deliver") {
+            await receiver.understudyDeliver(null, 0, batch);
+          } else await receiver.receivePacketsToActor(batch);
+        }
+        return counted(await receiver.actorCount());
+      }
       await receiver.reset();
       if (kind === "rpc-awaited") {
         for (let seq = 0; seq < n; seq++) {
@@ -224,6 +279,13 @@ function senderClass(binding: string | undefined) {
 export class Sender extends senderClass("SENDER") {}
 /** Sends unnumbered tells: it does not know its own binding. */
 export class AnonSender extends senderClass(undefined) {}
+/**
+ * Makes the raw RPC calls, in an object of its own: 20,000 pipelined calls
+ * leave an object slower for a while (understudy's numbered tells from the
+ * same object took 45 ms in the first round and 1,106 ms by the ninth), so
+ * no variant runs in an object another variant has loaded.
+ */
+export class RawSender extends senderClass(undefined) {}
 
 interface SenderStub {
   run(kind: string, n: number): Promise<{ count: number; writes: number }>;
@@ -241,6 +303,10 @@ export default {
         idFromName(name: string): unknown;
         get(id: unknown): SenderStub;
       };
+      RAW_SENDER: {
+        idFromName(name: string): unknown;
+        get(id: unknown): SenderStub;
+      };
     },
   ): Promise<Response> {
     const url = new URL(request.url);
@@ -248,7 +314,11 @@ export default {
     const n = Number(url.searchParams.get("n"));
     const anon = kind.endsWith("-unnumbered");
     if (anon) kind = kind.slice(0, -"-unnumbered".length);
-    const ns = anon ? env.ANON_SENDER : env.SENDER;
+    const ns = kind.startsWith("rpc-")
+      ? env.RAW_SENDER
+      : anon
+      ? env.ANON_SENDER
+      : env.SENDER;
     const sender = ns.get(ns.idFromName("sender"));
     try {
       return Response.json(await sender.run(kind, n));

@@ -128,7 +128,7 @@ export function capnpConfig(
 
 /**
  * Writes `config` to `configPath` and starts `workerd serve` on it. Resolves
- * to `{ url, output(), stop() }` once it listens; rejects (with workerd's
+ * to `{ url, output(), stop(), pid }` once it listens; rejects (with workerd's
  * output) if it exits or stays silent for 30 s first.
  */
 export async function startWorkerd(configPath, config) {
@@ -195,5 +195,10 @@ export async function startWorkerd(configPath, config) {
       : `exited (${outcome.code}) before listening`;
     throw new Error(`workerd ${why}:\n${output()}`);
   }
-  return { url: `http://127.0.0.1:${outcome.port}`, output, stop };
+  return {
+    url: `http://127.0.0.1:${outcome.port}`,
+    output,
+    stop,
+    pid: child.pid,
+  };
 }

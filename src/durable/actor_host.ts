@@ -65,6 +65,7 @@ import {
   type HostStub,
   isWireFrom,
   isWirePacket,
+  readBatch,
   type WireFrom,
 } from "./wire.ts";
 
@@ -136,6 +137,8 @@ const MAX_REMOTE_REFS = 1_024;
 const MAX_VOUCHED = 1_024;
 /** Callers being vouched for at once, at most; more are refused as overloaded. */
 const MAX_VOUCHING = 16;
+/** Answers to asks kept for their retries, at most (the oldest go first). */
+const ANSWERS_KEPT = 1_024;
 
 /** An exposed actor and who may send to it. */
 interface Exposed {
@@ -250,7 +253,21 @@ export class ActorHost {
   readonly #binding: string | undefined;
   readonly #name: string | undefined;
   readonly #highWater: HighWater;
+  /** Answers to recent asks from callers that know themselves, by caller and ask number: a retry gets the same. */
+  readonly #answers = new Map<
+    string,
+    Promise<[0, unknown] | [1, number] | [2, string]>
+  >();
   readonly #outbox: (OutboxStore & DurableObjectStorageLikeList) | undefined;
+  /** What the ways store their tells through: stamped with `#life` and `#stamped`. */
+  readonly #stampedOutbox: OutboxStore | undefined;
+  /**
+   * This life's place among the lives that stored tells: one more than the
+   * latest read back (recovered tells of several earlier lives are sent in
+   * the order they were stored, not in the order of their random keys).
+   */
+  #life = 0;
+  #stamped = 0;
   /** Stored tells of an earlier life, read back and not yet taken up by a system. */
   #recovered: Map<string, unknown> | undefined;
   #current: Generation | undefined = undefined;
@@ -313,7 +330,16 @@ export class ActorHost {
           options.outbox,
         );
       }
-      this.#outbox = storage as OutboxStore & DurableObjectStorageLikeList;
+      const outbox = storage as OutboxStore & DurableObjectStorageLikeList;
+      this.#outbox = outbox;
+      this.#stampedOutbox = {
+        put: (key, value) =>
+          outbox.put(key, {
+            ...value as object,
+            order: [this.#life, this.#stamped++],
+          }),
+        delete: (key) => outbox.delete(key),
+      };
     }
   }
 
@@ -338,7 +364,21 @@ export class ActorHost {
     if (outbox === undefined) return;
     const stored = await outbox.list({ prefix: OUTBOX_PREFIX });
     if (stored.size === 0) return;
-    this.#recovered = stored;
+    // In the order stored: by life, then by write within it (keys of
+    // chunks stored before the stamp sort first, in key order).
+    const entries = [...stored].map(([key, value]) => {
+      const order = (value as { order?: unknown } | null)?.order;
+      const stamp = Array.isArray(order) && Number.isSafeInteger(order[0]) &&
+          Number.isSafeInteger(order[1])
+        ? order as [number, number]
+        : [-1, 0];
+      return { key, value, stamp };
+    });
+    entries.sort((a, b) => a.stamp[0] - b.stamp[0] || a.stamp[1] - b.stamp[1]);
+    for (const entry of entries) {
+      if (entry.stamp[0] >= this.#life) this.#life = entry.stamp[0] + 1;
+    }
+    this.#recovered = new Map(entries.map((e) => [e.key, e.value]));
     if (this.#current !== undefined) this.#takeUp(this.#current);
   }
 
@@ -392,8 +432,9 @@ export class ActorHost {
           continue;
         }
         way.items.push({
-          packet,
+          to: packet[0],
           message: packet[1],
+          senderPath: packet[2],
           sender: undefined,
           recipient,
           seq,
@@ -733,7 +774,7 @@ export class ActorHost {
         this.#binding !== undefined && this.#name !== undefined
           ? [this.#binding, this.#name]
           : undefined,
-        this.#outbox,
+        this.#stampedOutbox,
       );
       generation.channels.set(key, channel);
     }
@@ -788,18 +829,28 @@ export class ActorHost {
    *
    * @param from The calling host's `[binding, name, incarnation]`, or `null`.
    * @param first The number of the batch's first tell (for a caller with an identity).
-   * @param batch `[path, message]` or `[path, message, senderPath]` entries.
+   * @param wire `[path, message]` or `[path, message, senderPath]` entries, or the runs and messages a remote ref sends.
    * @returns Resolves once the messages are in their actors' mailboxes.
-   * @throws {TypeError} If `batch` is not an array, or `from` is malformed.
+   * @throws {TypeError} If `wire` is neither, or `from` is malformed.
    * @throws {RangeError} (marked `overloaded`) If the batch is larger than `limits.maxBatch`, or would queue more than `limits.maxQueued` messages for an actor.
    * @throws {Error} If the caller does not vouch for the identity it claims.
    */
-  async deliver(from: unknown, first: unknown, batch: unknown): Promise<void> {
+  async deliver(from: unknown, first: unknown, wire: unknown): Promise<void> {
     const action = "deliver remote messages";
-    if (!Array.isArray(batch)) fail(action, "batch", "an array", batch);
-    if (batch.length > this.#limits.maxBatch) {
+    const batch = readBatch(wire);
+    if (batch === undefined) {
+      fail(
+        action,
+        "batch",
+        "an array of [path, message] entries, or runs and messages",
+        wire,
+      );
+    }
+    const { messages, runs } = batch;
+    const size = messages.length;
+    if (size > this.#limits.maxBatch) {
       throw limitError(
-        `Cannot ${action}: a batch of ${batch.length} messages is more than limits.maxBatch (${this.#limits.maxBatch})`,
+        `Cannot ${action}: a batch of ${size} messages is more than limits.maxBatch (${this.#limits.maxBatch})`,
       );
     }
     const caller = await this.#caller(action, from);
@@ -812,34 +863,55 @@ export class ActorHost {
       marks = await this.#highWater.load(caller.binding, caller.name);
       // Copies of tells already taken: a retry whose first reply was lost.
       skip = Math.min(
-        batch.length,
+        size,
         Math.max(0, (marks[caller.incarnation] ?? 0) - first + 1),
       );
     }
     const generation = this.#generation();
     const system = generation.system;
-    const routes: (ActorRef<unknown> | string)[] = [];
+    // A route a run (a route a message where an authorize hook must see
+    // each): a batch's tells mostly go to one path from one sender.
+    const routes:
+      (ActorRef<unknown> | string | (ActorRef<unknown> | string)[])[] = [];
     const queued = new Map<ActorRef<unknown>, number>();
-    // Tells of one batch mostly go to one path: its route is looked up once
-    // (unless an authorize hook must see each message).
-    let lastPath: string | undefined;
-    let lastRoute: ActorRef<unknown> | string = "";
-    for (let i = skip; i < batch.length; i++) {
-      const packet = batch[i];
-      let route: ActorRef<unknown> | string;
-      if (!isWirePacket(packet)) route = "malformed remote message";
-      else if (packet[0] === lastPath) route = lastRoute;
-      else {
-        route = this.#route(generation, caller, packet[0], packet[1], "tell");
-        const exposed = generation.exposed.get(packet[0]);
-        if (exposed === undefined || exposed.authorize === undefined) {
-          lastPath = packet[0];
-          lastRoute = route;
-        } else lastPath = undefined;
-      }
-      routes.push(route);
+    const count = (route: ActorRef<unknown> | string, n: number) => {
       if (typeof route !== "string") {
-        queued.set(route, (queued.get(route) ?? 0) + 1);
+        queued.set(route, (queued.get(route) ?? 0) + n);
+      }
+    };
+    let start = 0;
+    for (const [to, , end] of runs) {
+      const from = Math.max(start, skip);
+      start = end;
+      if (from >= end) {
+        routes.push("");
+        continue;
+      }
+      if (to === undefined) routes.push("malformed remote message");
+      else if (generation.exposed.get(to)?.authorize === undefined) {
+        const route = this.#route(
+          generation,
+          caller,
+          to,
+          messages[from],
+          "tell",
+        );
+        routes.push(route);
+        count(route, end - from);
+      } else {
+        const each: (ActorRef<unknown> | string)[] = [];
+        for (let i = from; i < end; i++) {
+          const route = this.#route(
+            generation,
+            caller,
+            to,
+            messages[i],
+            "tell",
+          );
+          each.push(route);
+          count(route, 1);
+        }
+        routes.push(each);
       }
     }
     for (const [ref, count] of queued) {
@@ -850,37 +922,35 @@ export class ActorHost {
         );
       }
     }
-    if (caller !== undefined && skip < batch.length) {
+    if (caller !== undefined && skip < size) {
       this.#highWater.advance(
         caller.binding,
         caller.name,
         marks!,
         caller.incarnation,
-        (first as number) + batch.length - 1,
+        (first as number) + size - 1,
       );
     }
-    let lastSenderPath: string | undefined;
-    let lastSender: ActorRef<never> | undefined;
-    for (let i = skip; i < batch.length; i++) {
-      const packet = batch[i] as unknown[];
-      const route = routes[i - skip];
-      let sender: ActorRef<never> | undefined;
-      if (caller !== undefined && packet.length === 3) {
-        if (packet[2] !== lastSenderPath) {
-          lastSenderPath = packet[2] as string;
-          lastSender = this.#senderRef(generation, caller, lastSenderPath);
-        }
-        sender = lastSender;
-      }
-      if (typeof route === "string") {
-        system.publishDeadLetter(
-          Array.isArray(packet) ? packet[1] : packet,
-          sender,
-          system.deadLetters as ActorRef<never>,
-          route,
-        );
-      } else {
-        route.tell(packet[1], sender);
+    start = 0;
+    for (let r = 0; r < runs.length; r++) {
+      const [, senderPath, end] = runs[r];
+      const from = Math.max(start, skip);
+      start = end;
+      if (from >= end) continue;
+      const sender = caller !== undefined && senderPath !== undefined
+        ? this.#senderRef(generation, caller, senderPath)
+        : undefined;
+      const run = routes[r];
+      for (let i = from; i < end; i++) {
+        const route = Array.isArray(run) ? run[i - from] : run;
+        if (typeof route === "string") {
+          system.publishDeadLetter(
+            messages[i],
+            sender,
+            system.deadLetters as ActorRef<never>,
+            route,
+          );
+        } else route.tell(messages[i], sender);
       }
     }
   }
@@ -903,6 +973,7 @@ export class ActorHost {
    * @param from The calling host's `[binding, name, incarnation]`, or `null`.
    * @param packet `[path, message]`.
    * @param timeoutMs How long to wait for the reply.
+   * @param askId The ask's number on the caller's way (a caller that knows itself sends it; a retry carries the same): a retry of an ask still remembered (the last 1,024) gets the first call's answer, and its message is not delivered again.
    * @returns The outcome.
    * @throws {TypeError} If `from` is malformed.
    * @throws {Error} If the caller does not vouch for the identity it claims.
@@ -911,8 +982,34 @@ export class ActorHost {
     from: unknown,
     packet: unknown,
     timeoutMs: unknown,
+    askId?: unknown,
   ): Promise<[0, unknown] | [1, number] | [2, string]> {
     const caller = await this.#caller("answer remote ask", from);
+    if (caller === undefined || !Number.isSafeInteger(askId)) {
+      return this.#answer(caller, packet, timeoutMs);
+    }
+    // A retry of an ask whose reply was lost gets the first call's
+    // answer: the message is not delivered twice.
+    const key =
+      `${caller.binding}\0${caller.name}\0${caller.incarnation}\0${askId}`;
+    const answers = this.#answers;
+    let answer = answers.get(key);
+    if (answer === undefined) {
+      answer = this.#answer(caller, packet, timeoutMs);
+      answers.set(key, answer);
+      if (answers.size > ANSWERS_KEPT) {
+        answers.delete(answers.keys().next().value!);
+      }
+    }
+    return answer;
+  }
+
+  /** Delivers an ask that arrived over RPC; resolves with its outcome. */
+  async #answer(
+    caller: VouchedCaller | undefined,
+    packet: unknown,
+    timeoutMs: unknown,
+  ): Promise<[0, unknown] | [1, number] | [2, string]> {
     const generation = this.#generation();
     const system = generation.system;
     if (!isWirePacket(packet) || typeof timeoutMs !== "number") {
@@ -1015,14 +1112,22 @@ export class ActorHost {
     if (generation.relays.has(watchId)) return null;
     const route = this.#route(generation, caller, path, undefined, "watch");
     if (typeof route === "string") return route;
+    let ending = false;
     const notify = (): void => {
-      if (generation.relays.get(watchId) !== relay) return;
-      generation.relays.delete(watchId);
+      if (generation.relays.get(watchId) !== relay || ending) return;
+      ending = true;
+      // The watch stays known until the watcher has been told: a heartbeat
+      // that comes first would take it for lost, and tell the wrong reason.
       // Best effort: should this call fail, the watcher's next heartbeat
       // finds the watch gone.
+      const ended = (): void => {
+        if (generation.relays.get(watchId) === relay) {
+          generation.relays.delete(watchId);
+        }
+      };
       this.#channel(generation, "end remote watch", caller.binding, caller.name)
         .invoke((stub) => stub.understudyWatchEnded(watchId, `${path} stopped`))
-        .catch(() => {});
+        .then(ended, ended);
     };
     const relay = generation.system.actorOf(
       Props.create(() => new WatchRelay(route as ActorRef<never>, notify)),

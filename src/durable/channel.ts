@@ -37,7 +37,13 @@ import {
   remoteReason,
 } from "./remote_delivery.ts";
 import { mayRetry, type RetrySettings } from "./retry.ts";
-import type { HostStub, WireFrom, WireOutcome, WirePacket } from "./wire.ts";
+import {
+  type HostStub,
+  toWireBatch,
+  type WireFrom,
+  type WireOutcome,
+  type WirePacket,
+} from "./wire.ts";
 
 /** Tells per call at most. */
 const MAX_BATCH = 256;
@@ -52,14 +58,19 @@ interface AskWaiter {
 
 /** One message on its way. */
 export interface Outgoing {
-  readonly packet: WirePacket;
+  /** The recipient's path in the other object. */
+  readonly to: string;
   readonly message: unknown;
+  /** The sender's path in this object, if the receiver may reply to it. */
+  readonly senderPath?: string;
   readonly sender: ActorRef<never> | undefined;
   readonly recipient: ActorRef<never>;
   /** Set for an ask. */
   readonly ask?: AskWaiter;
   /** Sent in a call of its own (its batch could not be serialized). */
   alone?: boolean;
+  /** An ask's number on this way (asks from a host that knows itself): its retries carry it, so that the receiver answers a retry with the first call's answer. */
+  askId?: number;
   /** A tell's number, and the incarnation it is numbered in (numbered tells only). */
   seq?: number;
   incarnation?: string;
@@ -115,8 +126,12 @@ export class Channel {
   readonly #from: WireFrom | null;
   /** The number the next tell gets. */
   #nextSeq = 1;
+  /** The number the next ask gets. */
+  #nextAsk = 1;
   #stub: HostStub | undefined = undefined;
+  /** What waits to leave: `#queue` from `#head` on (taking from the front of a long array by `splice` made a burst of N tells cost N²). */
   #queue: Outgoing[] = [];
+  #head = 0;
   /** A batch of tells is out or waiting for its retry. */
   #busy = false;
   #pumpQueued = false;
@@ -161,8 +176,8 @@ export class Channel {
    */
   recover(items: Outgoing[], chunks: OutboxChunk[]): void {
     for (const chunk of chunks) this.#older.add(chunk.incarnation);
-    this.#chunks.unshift(...chunks);
-    this.#queue.unshift(...items);
+    this.#chunks = chunks.concat(this.#chunks);
+    this.#putBack(items);
     if (!this.#busy && !this.#pumpQueued) {
       this.#pumpQueued = true;
       queueMicrotask(this.#pump);
@@ -174,7 +189,8 @@ export class Channel {
 
   /** Nothing queued, out or waiting. */
   get idle(): boolean {
-    return !this.#busy && this.#queue.length === 0 && this.#waits.size === 0;
+    return !this.#busy && this.#queue.length === this.#head &&
+      this.#waits.size === 0;
   }
 
   /** Queues `item`; it leaves once the current turn's other tells have joined it. */
@@ -184,6 +200,7 @@ export class Channel {
       return;
     }
     const from = this.#from;
+    if (from !== null && item.ask !== undefined) item.askId = this.#nextAsk++;
     if (from !== null && item.ask === undefined) {
       item.seq = this.#nextSeq++;
       item.incarnation = from[2];
@@ -221,7 +238,7 @@ export class Channel {
         binding: this.#binding,
         name: this.#name,
         incarnation,
-        entries: part.map((item) => [item.seq, item.packet]),
+        entries: part.map((item) => [item.seq, packetOf(item)]),
       }).catch(() => {});
       this.#chunks.push({ key, incarnation, last: part[part.length - 1].seq! });
     };
@@ -290,8 +307,9 @@ export class Channel {
       for (const item of call.items) this.#giveUp(item, reason, call.attempts);
     }
     this.#waits.clear();
-    const queued = this.#queue;
+    const queued = this.#queue.slice(this.#head);
     this.#queue = [];
+    this.#head = 0;
     for (const item of queued) this.#giveUp(item, reason, 0);
     // Given up: nothing stored is to be sent again.
     this.#unsaved = [];
@@ -304,29 +322,55 @@ export class Channel {
   #drain(): void {
     this.#pumpQueued = false;
     this.#save();
-    while (!this.#busy && !this.#closed && this.#queue.length > 0) {
-      const head = this.#queue[0];
+    while (
+      !this.#busy && !this.#closed && this.#queue.length > this.#head
+    ) {
+      const queue = this.#queue;
+      const at = this.#head;
+      const head = queue[at];
       if (head.ask !== undefined) {
-        this.#queue.shift();
+        this.#head = at + 1;
         this.#call({ items: [head], first: 0, attempts: 0 });
         continue;
       }
       let n = 1;
       if (!head.alone) {
         // One call carries consecutive numbers of one incarnation.
-        const queue = this.#queue;
+        const end = Math.min(queue.length, at + MAX_BATCH);
         while (
-          n < MAX_BATCH && n < queue.length && queue[n].ask === undefined &&
-          !queue[n].alone && queue[n].incarnation === head.incarnation &&
-          (head.seq === undefined || queue[n].seq === head.seq + n)
+          at + n < end && queue[at + n].ask === undefined &&
+          !queue[at + n].alone &&
+          queue[at + n].incarnation === head.incarnation &&
+          (head.seq === undefined || queue[at + n].seq === head.seq + n)
         ) n++;
       }
+      this.#head = at + n;
       this.#busy = true;
       this.#call({
-        items: this.#queue.splice(0, n),
+        items: queue.slice(at, at + n),
         first: head.seq ?? 0,
         attempts: 0,
       });
+    }
+    this.#compact();
+  }
+
+  /** `items` go back to the front of the queue, before what waits. */
+  #putBack(items: Outgoing[]): void {
+    this.#queue = items.concat(this.#queue.slice(this.#head));
+    this.#head = 0;
+  }
+
+  /** Drops what was taken from the front, once it is most of the array. */
+  #compact(): void {
+    const head = this.#head;
+    if (head === 0) return;
+    if (head === this.#queue.length) {
+      this.#queue = [];
+      this.#head = 0;
+    } else if (head >= 1_024 && head * 2 >= this.#queue.length) {
+      this.#queue = this.#queue.slice(head);
+      this.#head = 0;
     }
   }
 
@@ -354,14 +398,15 @@ export class Channel {
             ? from
             : [from[0], from[1], incarnation],
           call.first,
-          call.items.map((item) => item.packet),
+          toWireBatch(call.items),
         );
       } else {
         const remaining = Math.max(1, Math.ceil(ask.deadline - this.now()));
         result = stub.understudyAsk(
           this.#from,
-          call.items[0].packet,
+          packetOf(call.items[0]),
           Math.min(remaining, ask.timeoutMs),
+          call.items[0].askId,
         );
       }
     } catch (error) {
@@ -397,7 +442,7 @@ export class Channel {
       // One of them cannot be serialized, and nothing was sent: send each
       // alone, so that only the ones that cannot cross are given up.
       for (const item of items) item.alone = true;
-      this.#queue.unshift(...items);
+      this.#putBack(items);
       this.#busy = false;
       this.#drain();
       return;
@@ -463,6 +508,13 @@ export class Channel {
       new RemoteDeliveryError(item.recipient.path, error, attempts),
     );
   }
+}
+
+/** `item` as a {@linkcode WirePacket} (what the outbox stores). */
+function packetOf(item: Outgoing): WirePacket {
+  return item.senderPath === undefined
+    ? [item.to, item.message]
+    : [item.to, item.message, item.senderPath];
 }
 
 /** Settles an ask with the outcome the other object returned. */

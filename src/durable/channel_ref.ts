@@ -61,11 +61,10 @@ export class ChannelRef<T> extends RemoteRef<T> {
   }
 
   tell(message: T, sender?: ActorRef<never>): void {
-    const from = this.#context.addressOf(sender);
-    const to = this.#address.path;
     this.#channel.send({
-      packet: from === undefined ? [to, message] : [to, message, from],
+      to: this.#address.path,
       message,
+      senderPath: this.#context.addressOf(sender),
       sender,
       recipient: this as ActorRef<never>,
     });
@@ -86,7 +85,7 @@ export class ChannelRef<T> extends RemoteRef<T> {
         }
       };
       this.#channel.send({
-        packet: [this.#address.path, message],
+        to: this.#address.path,
         message,
         sender: undefined,
         recipient: this as ActorRef<never>,

@@ -22,6 +22,112 @@ export type WirePacket =
   | [to: string, message: unknown, senderPath: string];
 
 /**
+ * A batch of told messages as it crosses: the messages in order, and the
+ * runs of them that share a recipient path and a sender path (`""` for
+ * none), flat: `[to, senderPath, count, to, senderPath, count, …]`, the
+ * counts adding up to the messages'. A path crosses once a run, not once
+ * a message: in a batch of small messages the paths were most of what
+ * was serialized (bench/durable.mjs, `rpc-packets-to-actor`). A receiver
+ * takes this and an array of {@linkcode WirePacket}s alike.
+ */
+export interface WireBatch {
+  readonly runs: (string | number)[];
+  readonly messages: unknown[];
+}
+
+/** Told messages as a {@linkcode WireBatch}: each with its recipient's path and its sender's path, if any. */
+export function toWireBatch(
+  items: readonly {
+    readonly to: string;
+    readonly message: unknown;
+    readonly senderPath?: string;
+  }[],
+): WireBatch {
+  const runs: (string | number)[] = [];
+  const messages: unknown[] = new Array(items.length);
+  let to: string | undefined;
+  let from: string | undefined;
+  let count = 0;
+  for (let i = 0; i < items.length; i++) {
+    const item = items[i];
+    const senderPath = item.senderPath ?? "";
+    if (item.to !== to || senderPath !== from) {
+      if (count > 0) runs.push(to!, from!, count);
+      to = item.to;
+      from = senderPath;
+      count = 0;
+    }
+    count++;
+    messages[i] = item.message;
+  }
+  if (count > 0) runs.push(to!, from!, count);
+  return { runs, messages };
+}
+
+/**
+ * A batch as a receiver reads it: its messages, and runs of them that share
+ * a recipient and a sender path (`undefined`: none; a recipient of
+ * `undefined` marks a malformed entry, whose message is the entry itself).
+ */
+export interface ReadBatch {
+  readonly messages: unknown[];
+  /** `[to, senderPath, end]` a run: it covers the messages before `end` and from the previous run's `end` on. */
+  readonly runs: [string | undefined, string | undefined, number][];
+}
+
+/**
+ * Reads `value`, a {@linkcode WireBatch} or an array of
+ * {@linkcode WirePacket}s (as hosts called by hand send); `undefined` if it
+ * is neither.
+ */
+export function readBatch(value: unknown): ReadBatch | undefined {
+  const runs: [string | undefined, string | undefined, number][] = [];
+  if (Array.isArray(value)) {
+    const messages: unknown[] = new Array(value.length);
+    let to: string | undefined;
+    let from: string | undefined;
+    for (let i = 0; i < value.length; i++) {
+      const packet: unknown = value[i];
+      let path: string | undefined;
+      let senderPath: string | undefined;
+      if (isWirePacket(packet)) {
+        path = packet[0];
+        senderPath = packet[2];
+        messages[i] = packet[1];
+      } else messages[i] = packet;
+      // A malformed entry is a run of its own.
+      if (i === 0 || path !== to || senderPath !== from || path === undefined) {
+        if (i > 0) runs.push([to, from, i]);
+        to = path;
+        from = senderPath;
+      }
+    }
+    if (value.length > 0) runs.push([to, from, value.length]);
+    return { messages, runs };
+  }
+  const batch = value as Partial<WireBatch> | null;
+  const flat = batch?.runs;
+  const messages = batch?.messages;
+  if (
+    !Array.isArray(flat) || !Array.isArray(messages) || flat.length % 3 !== 0
+  ) return undefined;
+  let end = 0;
+  for (let r = 0; r < flat.length; r += 3) {
+    const to = flat[r];
+    const senderPath = flat[r + 1];
+    const count = flat[r + 2];
+    if (
+      typeof to !== "string" || typeof senderPath !== "string" ||
+      !Number.isSafeInteger(count) || (count as number) < 1 ||
+      end + (count as number) > messages.length
+    ) return undefined;
+    end += count as number;
+    runs.push([to, senderPath === "" ? undefined : senderPath, end]);
+  }
+  return end === messages.length ? { messages, runs } : undefined;
+}
+
+/**
  * Who calls: the calling host's own `[binding, object name]`, as it knows
  * itself (its `binding` option and `ctx.id.name`), and the incarnation of
  * its way to this object (a random id, new after every reset or eviction
@@ -40,12 +146,14 @@ export interface HostStub {
   understudyDeliver(
     from: WireFrom | null,
     first: number,
-    batch: WirePacket[],
+    batch: WireBatch | WirePacket[],
   ): Promise<unknown>;
+  /** `askId`: the ask's number on the caller's way (its retries carry it). */
   understudyAsk(
     from: WireFrom | null,
     packet: WirePacket,
     timeoutMs: number,
+    askId?: number,
   ): Promise<unknown>;
   understudyVouch(
     incarnation: string,

@@ -55,11 +55,13 @@ export interface ActorHostObject {
    * @param from Who calls: `[binding, name, incarnation]`, or `null`.
    * @param packet The message.
    * @param timeoutMs How long to wait for the reply.
+   * @param askId The ask's number on the caller's way, if it has one.
    */
   understudyAsk(
     from: unknown,
     packet: unknown,
     timeoutMs: unknown,
+    askId?: unknown,
   ): Promise<unknown>;
   /**
    * The object's alarm handler (durable hosts): delivers the stored timers
@@ -216,8 +218,9 @@ export function withActors<B extends DurableObjectBase>(
       from: unknown,
       packet: unknown,
       timeoutMs: unknown,
+      askId?: unknown,
     ): Promise<unknown> {
-      return this.actors.ask(from, packet, timeoutMs);
+      return this.actors.ask(from, packet, timeoutMs, askId);
     }
 
     understudyVouch(

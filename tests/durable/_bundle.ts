@@ -47,6 +47,44 @@ export async function bundleWorker(entry: string): Promise<string> {
 }
 
 /**
+ * Serves `bundle` from workerd with the Durable Object classes `objects`,
+ * SQLite-backed (`enableSql`) and stored on disk under `dir/storage`, so
+ * that storage and alarms outlive the workerd process: stop it and serve
+ * again on the same `dir` to restart workerd. The caller removes `dir`.
+ */
+export async function serveOnDisk(
+  dir: string,
+  bundle: string,
+  objects: Record<string, string>,
+): Promise<Workerd> {
+  const disk = join(dir, "storage");
+  mkdirSync(disk, { recursive: true });
+  writeFileSync(join(dir, "worker.js"), bundle);
+  const config = capnpConfig({
+    modules: [{ name: "worker.js", path: "worker.js" }],
+    durableObjects: objects,
+  })
+    .replace(
+      /uniqueKey = ("[^"]*")\)/g,
+      "uniqueKey = $1, enableSql = true)",
+    )
+    .replace(
+      "durableObjectStorage = (inMemory = void)",
+      'durableObjectStorage = (localDisk = "do-disk")',
+    )
+    .replace(
+      '(name = "main", worker = .worker)',
+      `(name = "main", worker = .worker), (name = "do-disk", disk = (path = ${
+        JSON.stringify(disk)
+      }, writable = true))`,
+    );
+  if (!config.includes("enableSql = true") || !config.includes("localDisk")) {
+    throw new Error(`serveOnDisk: the config was not rewritten:\n${config}`);
+  }
+  return await startWorkerd(join(dir, "config.capnp"), config);
+}
+
+/**
  * Serves `entry` from a fresh workerd with the Durable Object classes
  * `objects` (`{ BINDING: "ClassName" }`). The caller must `stop()` it
  * (which kills the process, freeing its port) and may then remove nothing:

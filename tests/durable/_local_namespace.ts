@@ -120,12 +120,18 @@ export class LocalNamespace {
             structuredClone(batch),
           )
         ),
-      understudyAsk: (from: unknown, packet: unknown, timeoutMs: unknown) =>
+      understudyAsk: (
+        from: unknown,
+        packet: unknown,
+        timeoutMs: unknown,
+        askId?: unknown,
+      ) =>
         attempt(() =>
           this.host(name).ask(
             structuredClone(from),
             structuredClone(packet),
             timeoutMs,
+            askId,
           )
         ),
       understudyVouch: (incarnation: unknown, binding: unknown, n: unknown) =>

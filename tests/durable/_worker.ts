@@ -424,9 +424,10 @@ export class Flaky extends withActors(DurableObject, {
     from: unknown,
     packet: unknown,
     timeoutMs: unknown,
+    askId?: unknown,
   ): Promise<unknown> {
     this.#maybeFail();
-    return super.understudyAsk(from, packet, timeoutMs);
+    return super.understudyAsk(from, packet, timeoutMs, askId);
   }
 
   /** The next `times` delivery calls are taken, then fail as if the reply was lost. */
@@ -623,81 +624,5 @@ export class Keeper extends withActors(DurableObject, {
 
   evict(): void {
     this.ctx.abort("evicted by the test");
-  }
-}
-
-// ---------------------------------------------------------------- chaos
-
-/**
- * What each chaos node's sink took, by receiver, then sender: the numbers
- * in the order taken. Module state of the isolate, so it outlives the
- * objects (an eviction resets an object, not the isolate).
- */
-const taken: Record<string, Record<string, number[]>> = {};
-/** Tells each chaos node gave up (dead letters), by sender: outlives evictions. */
-const givenUp: Record<string, { to: string; seq: number; reason: string }[]> =
-  {};
-
-type ChaosMessage = { from: string; seq: number } | "flush";
-
-class Sink extends Actor<ChaosMessage> {
-  constructor(readonly me: string) {
-    super();
-  }
-  onReceive(message: ChaosMessage): void {
-    if (message === "flush") {
-      this.sender?.tell("flushed");
-      return;
-    }
-    const mine = taken[this.me] ??= {};
-    (mine[message.from] ??= []).push(message.seq);
-  }
-}
-
-export class ChaosNode extends withActors(DurableObject, {
-  binding: "CHAOS",
-  system: { logLevel: "off" },
-  retry: { maxAttempts: 8, policy: { delayFor: () => 5 } },
-}) {
-  override createActors(system: ActorSystem): void {
-    const me = this.ctx.id.name!;
-    this.actors.expose(
-      system.actorOf(Props.create(() => new Sink(me)), "sink"),
-    );
-    system.eventStream.subscribe(DeadLetter, (dead) => {
-      const message = dead.message as { seq?: number };
-      if (typeof message?.seq !== "number") return;
-      (givenUp[me] ??= []).push({
-        to: dead.recipient.path,
-        seq: message.seq,
-        reason: dead.reason,
-      });
-    });
-  }
-
-  /**
-   * Tells `to` the numbers `first` … `first + count - 1`, then asks it to
-   * flush: resolves once they were all delivered or given up (tells on one
-   * way go before a later ask).
-   */
-  async burst(to: string, first: number, count: number): Promise<string> {
-    const ref = this.actors.ref<ChaosMessage>("CHAOS", to, "/user/sink");
-    const me = this.ctx.id.name!;
-    for (let seq = first; seq < first + count; seq++) {
-      ref.tell({ from: me, seq });
-    }
-    try {
-      return await ref.ask<string>("flush", 5_000);
-    } catch (error) {
-      return `flush failed: ${String(error)}`;
-    }
-  }
-
-  evict(): void {
-    this.ctx.abort("evicted by the chaos test");
-  }
-
-  report(): { taken: typeof taken; givenUp: typeof givenUp } {
-    return { taken, givenUp };
   }
 }

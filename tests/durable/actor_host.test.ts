@@ -86,6 +86,89 @@ describe("durable: ActorHost and remote refs", () => {
     await t.done();
   });
 
+  it("a batch crosses as runs: each path once a run, then the messages; a host takes runs and [path, message] entries alike", async () => {
+    const t = pair();
+    const batches: unknown[] = [];
+    const get = t.ns.get.bind(t.ns);
+    t.ns.get = (id: unknown) => {
+      const stub = get(id);
+      const deliver = stub.understudyDeliver;
+      stub.understudyDeliver = (from, first, batch) => {
+        batches.push(structuredClone(batch));
+        return deliver(from, first, batch);
+      };
+      return stub;
+    };
+    const local = t.a.system.actorOf(
+      Props.create(() => new Recorder([])),
+      "local",
+    );
+    t.ref.tell(1);
+    t.ref.tell(2);
+    t.ref.tell(3, local as ActorRef<never>);
+    t.a.ref("NODE", "b", "/user/nobody").tell(4);
+    await until(() => t.seen.length === 3);
+    assert.deepEqual(batches, [{
+      runs: [
+        "/user/recorder",
+        "",
+        2,
+        "/user/recorder",
+        "/user/local",
+        1,
+        "/user/nobody",
+        "",
+        1,
+      ],
+      messages: [1, 2, 3, 4],
+    }]);
+    const dead: DeadLetter[] = [];
+    t.b.system.eventStream.subscribe(DeadLetter, (d) => dead.push(d));
+    await t.b.deliver(null, 1, [
+      ["/user/recorder", "entry"],
+      "not an entry",
+    ]);
+    await t.b.deliver(null, 1, {
+      runs: ["/user/recorder", "", 2],
+      messages: ["r1", "r2"],
+    });
+    assert.deepEqual(t.seen.slice(3), ["entry", "r1", "r2"]);
+    assert.deepEqual(dead.map((d) => [d.message, d.reason]), [[
+      "not an entry",
+      "malformed remote message",
+    ]]);
+    for (
+      const bad of [
+        { runs: ["/user/recorder", "", 3], messages: ["one", "two"] },
+        { runs: ["/user/recorder", "", 1], messages: ["one", "two"] },
+        { runs: ["/user/recorder", "", 0], messages: [] },
+        { runs: ["/user/recorder", 7, 1], messages: ["one"] },
+        { runs: ["/user/recorder", ""], messages: ["one"] },
+        { messages: ["one"] },
+        "one",
+      ]
+    ) {
+      await assert.rejects(
+        t.b.deliver(null, 1, bad),
+        (e: unknown) =>
+          e instanceof TypeError &&
+          /"batch" must be an array of \[path, message\] entries, or runs and messages/
+            .test(e.message),
+        JSON.stringify(bad),
+      );
+    }
+    await t.done();
+  });
+
+  it("a burst of 20,000 tells in one turn arrives whole, in order, in calls of at most 256", async () => {
+    const t = pair();
+    for (let n = 0; n < 20_000; n++) t.ref.tell(n);
+    await until(() => t.seen.length === 20_000);
+    assert.ok(t.seen.every((n, i) => n === i), "in order");
+    assert.equal(t.ns.calls, Math.ceil(20_000 / 256));
+    await t.done();
+  });
+
   it("ask resolves with the reply; a sender's address lets the receiver reply by tell", async () => {
     const t = pair();
     assert.equal(await t.ref.ask("echo", 1_000), "echoed");

@@ -9,12 +9,11 @@
 
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { findRepoRoot } from "../meta/_repo.ts";
-import { bundleWorker } from "./_bundle.ts";
-import { capnpConfig, startWorkerd } from "../../scripts/lib/workerd.mjs";
+import { bundleWorker, serveOnDisk, type Workerd } from "./_bundle.ts";
 
 const WORKER = join(findRepoRoot(), "tests", "durable", "_durable_worker.ts");
 
@@ -22,44 +21,15 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 type Events = Record<string, unknown[][]>;
 
-interface Served {
-  url: string;
-  output(): string;
-  stop(): Promise<void>;
-}
-
-/** workerd on `dir`: the bundle, a config with SQL on and storage on disk. */
-async function serve(dir: string, bundle: string): Promise<Served> {
-  const disk = join(dir, "storage");
-  mkdirSync(disk, { recursive: true });
-  writeFileSync(join(dir, "worker.js"), bundle);
-  const config = capnpConfig({
-    modules: [{ name: "worker.js", path: "worker.js" }],
-    durableObjects: { KEEPER: "Keeper" },
-  })
-    .replace(
-      /uniqueKey = ("[^"]*")\)/g,
-      "uniqueKey = $1, enableSql = true)",
-    )
-    .replace(
-      "durableObjectStorage = (inMemory = void)",
-      'durableObjectStorage = (localDisk = "do-disk")',
-    )
-    .replace(
-      '(name = "main", worker = .worker)',
-      `(name = "main", worker = .worker), (name = "do-disk", disk = (path = ${
-        JSON.stringify(disk)
-      }, writable = true))`,
-    );
-  assert.match(config, /enableSql = true/);
-  assert.match(config, /localDisk/);
-  return await startWorkerd(join(dir, "config.capnp"), config);
+/** workerd on `dir`: the bundle, SQL on, storage on disk. */
+function serve(dir: string, bundle: string): Promise<Workerd> {
+  return serveOnDisk(dir, bundle, { KEEPER: "Keeper" });
 }
 
 describe("durable: timers, respawns and stashes survive eviction, in workerd", () => {
   let dir: string;
   let bundle: string;
-  let worker: Served;
+  let worker: Workerd;
 
   async function call<R>(
     name: string,

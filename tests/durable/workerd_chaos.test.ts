@@ -1,40 +1,48 @@
 // @runtimes node
 // Copyright 2026 the understudy authors. MIT license.
-// A seeded chaos test of tells across Durable Objects in the real workerd:
-// three objects send bursts of numbered tells to each other, several at a
-// time, while objects are evicted (ctx.abort()) at random points, in the
-// middle of deliveries. Afterwards every number from every sender to every
-// receiver was taken exactly once, in order, or given up once (a dead
-// letter in the sender). Node only: it starts workerd from outside (see
+// A seeded chaos test of durable actor hosts in the real workerd, on a disk
+// that outlives the workerd process (tests/durable/_chaos_worker.ts): three
+// objects send bursts of numbered tells to each other's sinks, several at a
+// time, while objects, senders as well as receivers, are evicted
+// (ctx.abort()) at random points in the middle of deliveries, and workerd
+// itself is killed and started again on the same storage. Each sink is the
+// child of a durable BackoffSupervisor and crashes on some numbers, so that
+// messages wait in stored stashes for respawns on the stored schedule; each
+// burst starts a stored timer. Afterwards every number from every sender
+// to every receiver was taken exactly once, in order, or given up once (a
+// dead letter in the sender); every stored timer fired once; no stash or
+// outbox is left. Every record is in the objects' storage, so it outlives
+// the restarts too. Node only: it starts workerd from outside (see
 // workerd.test.ts).
 //
-// What it does not do: evict an object while it is itself sending (its
-// hosts have no outbox here; workerd.test.ts tests the outbox on its own),
-// or restart workerd. Every draw comes from the fault kit's seeded source
-// (`seededRandom`), the evictions through its `HostLoss`; CHAOS_SEED=n picks
-// another seed, and a failure names the one it used.
+// Every draw comes from the fault kit's seeded source (`seededRandom`), the
+// evictions through its `HostLoss`; CHAOS_SEED=n picks another seed, and a
+// failure names the one it used; CHAOS_DUMP=file writes the nodes' reports
+// there.
 
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
 import { findRepoRoot } from "../meta/_repo.ts";
-import { serveWorker, type Workerd } from "./_bundle.ts";
+import { bundleWorker, serveOnDisk, type Workerd } from "./_bundle.ts";
 import { HostLoss, seededRandom } from "../../src/testing/mod.ts";
+import type { NodeReport } from "./_chaos_worker.ts";
 
-const WORKER = join(findRepoRoot(), "tests", "durable", "_worker.ts");
+const WORKER = join(findRepoRoot(), "tests", "durable", "_chaos_worker.ts");
 const SEED = Number(process.env.CHAOS_SEED ?? 26);
 const NODES = ["n0", "n1", "n2"];
-const ROUNDS = 40;
+const ROUNDS = 36;
+/** Rounds in which workerd is killed and started again, at a random point. */
+const RESTARTS = 3;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-interface Report {
-  taken: Record<string, Record<string, number[]>>;
-  givenUp: Record<string, { to: string; seq: number; reason: string }[]>;
-}
-
-describe("durable: chaos across objects, in workerd", () => {
+describe("durable: chaos across objects, evictions and workerd restarts", () => {
+  let dir: string;
+  let bundle: string;
   let worker: Workerd;
 
   async function call<R>(
@@ -54,71 +62,94 @@ describe("durable: chaos across objects, in workerd", () => {
     return body.result as R;
   }
 
+  async function restart(): Promise<void> {
+    await worker.stop();
+    worker = await serveOnDisk(dir, bundle, { CHAOS: "ChaosNode" });
+  }
+
   before(async () => {
-    worker = await serveWorker(WORKER, { CHAOS: "ChaosNode" });
+    dir = mkdtempSync(join(tmpdir(), "understudy-chaos-"));
+    bundle = await bundleWorker(WORKER);
+    worker = await serveOnDisk(dir, bundle, { CHAOS: "ChaosNode" });
   });
 
   after(async () => {
     await worker?.stop();
+    rmSync(dir, { recursive: true, force: true });
   });
 
-  it(`N tells across three objects evicted at random: 0 lost, 0 taken twice, order per sender kept (seed ${SEED})`, async () => {
+  it(`N tells across three objects, senders and receivers evicted, workerd restarted: 0 lost, 0 taken twice, order kept; timers, respawns and stashes survive (seed ${SEED})`, async () => {
     const source = seededRandom(SEED);
-    const random = () => source.next();
+    const draws = source.fork("traffic");
     const loss = new HostLoss(source.fork("evictions"), 0.8);
-    const pick = <T>(items: T[]): T =>
-      items[Math.floor(random() * items.length)];
-    const next: Record<string, Record<string, number>> = {};
-    for (const from of NODES) {
-      next[from] = {};
-      for (const to of NODES) if (to !== from) next[from][to] = 1;
+    const kills = source.fork("restarts");
+    const pick = <T>(items: T[]): T => items[draws.int(0, items.length - 1)];
+    const restartRounds = new Set<number>();
+    while (restartRounds.size < RESTARTS) {
+      restartRounds.add(kills.int(3, ROUNDS - 3));
     }
     let evictions = 0;
-    let sent = 0;
-    const flushes: string[] = [];
+    let restarts = 0;
+    let failedCalls = 0;
     for (let round = 0; round < ROUNDS; round++) {
       const work: Promise<unknown>[] = [];
-      const sending = new Set<string>();
       for (let b = 0; b < 3; b++) {
         const from = pick(NODES);
         const to = pick(NODES.filter((n) => n !== from));
-        const count = 1 + Math.floor(random() * 25);
-        const first = next[from][to];
-        next[from][to] += count;
-        sent += count;
-        sending.add(from);
         work.push(
-          call<string>(from, "burst", to, first, count).then((r) =>
-            flushes.push(r)
-          ),
+          call(from, "burst", to, draws.int(1, 25), draws.int(20, 400))
+            .catch(() => failedCalls++),
         );
       }
-      // An object that is not sending this round is evicted, at a random
-      // point of the others' deliveries to it.
-      const idle = NODES.filter((n) => !sending.has(n));
-      if (idle.length > 0) {
-        loss.offer(() => {
-          const victim = pick(idle);
-          const delayMs = Math.floor(random() * 15);
-          work.push(
-            sleep(delayMs).then(() =>
-              call(victim, "evict").catch(() => evictions++)
-            ),
-          );
-        });
+      // Any object may go, a sending one too, at a random point of the
+      // deliveries.
+      loss.offer(() => {
+        const victim = pick(NODES);
+        const delayMs = draws.int(0, 15);
+        work.push(
+          sleep(delayMs).then(() =>
+            call(victim, "evict").then(
+              () => assert.fail("evict returned"),
+              () => evictions++,
+            )
+          ),
+        );
+      });
+      if (restartRounds.has(round)) {
+        const delayMs = kills.int(0, 20);
+        work.push(sleep(delayMs).then(() => restarts++));
+        await work.at(-1);
+        await restart();
       }
       await Promise.all(work);
     }
-    await sleep(200);
-    const report = await call<Report>("n0", "report");
+
+    // Wake every node (an evicted sender's outbox is read back when it is
+    // made) until nothing waits: no outbox, no stash, every timer fired.
+    let reports: Record<string, NodeReport> = {};
+    const until = Date.now() + 30_000;
+    for (;;) {
+      reports = {};
+      for (const node of NODES) reports[node] = await call(node, "report");
+      const waiting = NODES.some((n) => {
+        const r = reports[n];
+        return r.outbox > 0 || r.stash > 0 || r.fired.length < r.started;
+      });
+      if (!waiting || Date.now() > until) break;
+      await sleep(200);
+    }
+
     const problems: string[] = [];
+    let sent = 0;
     let takenCount = 0;
     let givenUpCount = 0;
     for (const from of NODES) {
       for (const to of NODES) {
         if (to === from) continue;
-        const taken = report.taken[to]?.[from] ?? [];
-        const lost = (report.givenUp[from] ?? []).filter((g) =>
+        const told = (reports[from].next[to] ?? 1) - 1;
+        sent += told;
+        const taken = reports[to].taken[from] ?? [];
+        const lost = reports[from].givenUp.filter((g) =>
           g.to === `durable://CHAOS/${to}/user/sink`
         ).map((g) => g.seq);
         takenCount += taken.length;
@@ -133,8 +164,11 @@ describe("durable: chaos across objects, in workerd", () => {
           }
         }
         const seen = new Set([...taken, ...lost]);
-        for (let seq = 1; seq < next[from][to]; seq++) {
+        for (let seq = 1; seq <= told; seq++) {
           if (!seen.has(seq)) problems.push(`${from}→${to}: ${seq} lost`);
+        }
+        for (const seq of taken) {
+          if (seq > told) problems.push(`${from}→${to}: ${seq} never told`);
         }
         for (const seq of lost) {
           if (taken.includes(seq)) {
@@ -143,23 +177,46 @@ describe("durable: chaos across objects, in workerd", () => {
         }
       }
     }
-    assert.ok(evictions >= 10, `only ${evictions} evictions`);
+    for (const node of NODES) {
+      const { started, fired, outbox, stash } = reports[node];
+      const once = new Set(fired);
+      if (once.size !== fired.length) {
+        problems.push(`${node}: a stored timer fired twice (${fired})`);
+      }
+      for (let t = 1; t <= started; t++) {
+        if (!once.has(t)) {
+          problems.push(`${node}: stored timer ${t} never fired`);
+        }
+      }
+      if (outbox > 0) problems.push(`${node}: ${outbox} outbox rows left`);
+      if (stash > 0) problems.push(`${node}: ${stash} messages left stashed`);
+    }
+    if (process.env.CHAOS_DUMP) {
+      (await import("node:fs")).writeFileSync(
+        process.env.CHAOS_DUMP,
+        JSON.stringify(reports),
+      );
+    }
+    const fired = NODES.reduce((n, node) => n + reports[node].fired.length, 0);
+    const summary =
+      `seed ${SEED}: ${sent} sent, ${takenCount} taken, ${givenUpCount} given up, ${evictions} evictions, ${restarts} workerd restarts, ${failedCalls} failed bursts, ${fired} stored timers fired`;
     assert.deepEqual(
       problems.slice(0, 20),
       [],
-      `seed ${SEED}: ${problems.length} problems; ${sent} sent, ${takenCount} taken, ${givenUpCount} given up, ${evictions} evictions; reasons: ${
+      `${summary}; ${problems.length} problems; reasons given up: ${
         JSON.stringify(
-          Object.values(report.givenUp).flat().slice(0, 3).map((g) => g.reason),
+          NODES.flatMap((n) => reports[n].givenUp).slice(0, 3).map((g) =>
+            g.reason
+          ),
         )
       }`,
     );
-    assert.equal(takenCount + givenUpCount, sent);
-    // Every receiver comes back after its eviction: nothing had to be given up.
-    assert.equal(givenUpCount, 0, `seed ${SEED}: given up`);
-    console.log(
-      `chaos seed ${SEED}: ${sent} tells, ${takenCount} taken once, ${givenUpCount} given up, ${evictions} evictions, flushes ${
-        flushes.filter((f) => f === "flushed").length
-      }/${flushes.length}`,
-    );
+    assert.ok(evictions >= 10, `${summary}: too few evictions`);
+    assert.equal(restarts, RESTARTS);
+    assert.ok(sent > 300, `${summary}: too little traffic`);
+    assert.equal(takenCount + givenUpCount, sent, summary);
+    // Every receiver comes back: nothing had to be given up.
+    assert.equal(givenUpCount, 0, summary);
+    console.log(summary);
   });
 });
