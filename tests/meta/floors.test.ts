@@ -222,7 +222,7 @@ describe("the floors of src/", () => {
     );
     const body = text.slice(text.indexOf("export class ActorCell"));
     const fields = [
-      ...body.matchAll(/^  (?:readonly )?([A-Za-z_]\w*)\s*[:=?!][^(\n]*$/gm),
+      ...body.matchAll(/^ {2}(?:readonly )?([A-Za-z_]\w*)\s*[:=?!][^(\n]*$/gm),
     ]
       .map((m) => m[0].trim());
     assert.deepEqual(fields, [
