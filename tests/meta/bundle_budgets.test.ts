@@ -44,9 +44,11 @@ const BUDGETS: Budget[] = [
   { id: "core-all", ceiling: 22_360, target: 18_000 },
   // issue 29, item 3: the worker transport adds at most 4 KB to the kernel
   // program (`core-tell`): its main side (which carries a BackoffSupervisor
-  // for `backoff`, ~3.5 KB of what it adds) and the worker's script.
-  { id: "worker-main", ceiling: 22_900, target: 12_000 },
-  { id: "worker-serve", ceiling: 17_000, target: 12_000 },
+  // for `backoff`, ~3.5 KB of what it adds) and the worker's script. Both
+  // carry the kernel's growth in the seal (+248 B) and the main side the
+  // BackoffSupervisor's door too.
+  { id: "worker-main", ceiling: 23_190, target: 12_000 },
+  { id: "worker-serve", ceiling: 17_260, target: 12_000 },
 ];
 
 interface Row {
