@@ -93,10 +93,13 @@ export {
   SupervisedProps,
 } from "./src/runtime/props.ts";
 export { PoisonPill } from "./src/runtime/poison_pill.ts";
-export { ReceiveTimeout } from "./src/runtime/receive_timeout.ts";
+export { ReceiveTimeout } from "./src/runtime/features/receive_timeout.ts";
 export type { RestartType } from "./src/supervision/restart_type.ts";
-export type { TimerScheduler } from "./src/runtime/timers.ts";
-export { realScheduler, type Scheduler } from "./src/runtime/scheduler.ts";
+export type { TimerScheduler } from "./src/runtime/features/timers.ts";
+export {
+  realScheduler,
+  type Scheduler,
+} from "./src/runtime/ports/scheduler.ts";
 export {
   AllForOneStrategy,
   decideByErrorClass,

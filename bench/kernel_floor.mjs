@@ -46,7 +46,7 @@ function stubs(files) {
   return {
     name: "stub-features",
     setup(b) {
-      b.onLoad({ filter: /src[\\/]\w+[\\/]\w+\.ts$/ }, (args) => {
+      b.onLoad({ filter: /src[\\/].+\.ts$/ }, (args) => {
         if (!files.includes(basename(args.path))) return undefined;
         const source = readFileSync(args.path, "utf8");
         const names = [

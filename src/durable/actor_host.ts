@@ -24,7 +24,7 @@ import { describeError, describeValue, fail } from "../validation.ts";
 import { DurableHost, type DurableHostOptions } from "./durable_host.ts";
 import type { DurableTimers } from "./durable_timers.ts";
 import type { DurableStore } from "../patterns/durable_port.ts";
-import { realScheduler } from "../runtime/scheduler.ts";
+import { realScheduler } from "../runtime/ports/scheduler.ts";
 import { Props } from "../runtime/props.ts";
 import {
   Channel,

@@ -12,7 +12,7 @@
  * @module
  */
 
-import type { Scheduler } from "../runtime/scheduler.ts";
+import type { Scheduler } from "../runtime/ports/scheduler.ts";
 
 /**
  * The part of a Durable Object's `ctx.storage` the durable host uses: the

@@ -9,7 +9,7 @@
  */
 
 import type { ActorRef, AskOptions } from "../runtime/actor_ref.ts";
-import { readAskOptions } from "../runtime/ask.ts";
+import { readAskOptions } from "../runtime/features/ask.ts";
 import type { Channel } from "./channel.ts";
 import { type RemoteAddress, RemoteRef } from "./remote_ref.ts";
 

@@ -13,7 +13,7 @@
 
 import type { DurableStore } from "../patterns/durable_port.ts";
 import type { Logger } from "../runtime/logging.ts";
-import type { Scheduler } from "../runtime/scheduler.ts";
+import type { Scheduler } from "../runtime/ports/scheduler.ts";
 import { checkCount, checkNumber, fail } from "../validation.ts";
 import {
   AlarmClock,

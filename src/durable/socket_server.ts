@@ -15,8 +15,8 @@ import { Actor } from "../runtime/actor.ts";
 import { ActorRef } from "../runtime/actor_ref.ts";
 import type { ActorSystem } from "../runtime/actor_system.ts";
 import { Props } from "../runtime/props.ts";
-import { TrackedMessage } from "../runtime/tracked_message.ts";
-import { passOn } from "../runtime/undelivered.ts";
+import { TrackedMessage } from "../runtime/ports/tracked_message.ts";
+import { passOn } from "../runtime/ports/undelivered.ts";
 import { type DurableStore, storeWriter } from "../patterns/durable_port.ts";
 import { describeError, describeValue, fail } from "../validation.ts";
 import type {

@@ -24,7 +24,7 @@
  * @module
  */
 
-import { realScheduler, type Scheduler } from "../runtime/scheduler.ts";
+import { realScheduler, type Scheduler } from "../runtime/ports/scheduler.ts";
 import { checkDelay, describeValue, fail } from "../validation.ts";
 
 /**

@@ -54,7 +54,7 @@ import {
   type Envelope,
   takeOverUndelivered,
   type UndeliveredTaker,
-} from "../runtime/undelivered.ts";
+} from "../runtime/ports/undelivered.ts";
 import type { Termination } from "../supervision/backoff_decision.ts";
 import { type Directive, OneForOneStrategy } from "../supervision/strategy.ts";
 import { describeError } from "../validation.ts";

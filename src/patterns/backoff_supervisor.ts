@@ -60,7 +60,7 @@ import {
   sentMessage,
   takeOverUndelivered,
   type UndeliveredTaker,
-} from "../runtime/undelivered.ts";
+} from "../runtime/ports/undelivered.ts";
 import type {
   BackoffDecision,
   Termination,

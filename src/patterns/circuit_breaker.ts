@@ -40,7 +40,7 @@ import {
   isScheduler,
   realScheduler,
   type Scheduler,
-} from "../runtime/scheduler.ts";
+} from "../runtime/ports/scheduler.ts";
 import {
   checkDelay,
   checkNumber,

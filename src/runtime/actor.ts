@@ -13,7 +13,7 @@ import type { ActorRef } from "./actor_ref.ts";
 import type { ActorSystem } from "./actor_system.ts";
 import type { Logger } from "./logging.ts";
 import type { Props } from "./props.ts";
-import type { TimerScheduler } from "./timers.ts";
+import type { TimerScheduler } from "./features/timers.ts";
 
 /**
  * A message handler installed with `become`.

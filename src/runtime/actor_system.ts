@@ -17,7 +17,7 @@ import { describeValue, fail } from "../validation.ts";
 import { Actor } from "./actor.ts";
 import { ActorCell } from "./kernel/cell.ts";
 import { ActorRef, installInspection, UndeliveredError } from "./actor_ref.ts";
-import { type AskOwner, AskRef, PendingAsks } from "./ask.ts";
+import { type AskOwner, AskRef, PendingAsks } from "./features/ask.ts";
 import { Dispatcher } from "./dispatcher.ts";
 import { DeadLetter, type EventListener, EventStream } from "./event_stream.ts";
 import {
@@ -28,8 +28,12 @@ import {
   type LogSink,
 } from "./logging.ts";
 import { Props } from "./props.ts";
-import { isScheduler, realScheduler, type Scheduler } from "./scheduler.ts";
-import { ForwardedMessage, isTracked } from "./tracked_message.ts";
+import {
+  isScheduler,
+  realScheduler,
+  type Scheduler,
+} from "./ports/scheduler.ts";
+import { ForwardedMessage, isTracked } from "./ports/tracked_message.ts";
 import { checkCount, checkDelay } from "../validation.ts";
 
 /** The default of {@linkcode ActorSystemOptions.shutdownTimeoutMs}. */

@@ -17,17 +17,17 @@
 import type { ActorContext, Behavior } from "./actor.ts";
 import { ActorRef, type AskOptions } from "./actor_ref.ts";
 import type { ActorSystem, SystemCore } from "./actor_system.ts";
-import { AskRef } from "./ask.ts";
+import { AskRef } from "./features/ask.ts";
 import { ActorFailed } from "./event_stream.ts";
 import type { CellExtras } from "./kernel/cell_state.ts";
 import type { CellPort } from "./kernel/cell_port.ts";
 import type { Mailbox } from "./kernel/mailbox.ts";
 import { Logger } from "./logging.ts";
 import type { Props } from "./props.ts";
-import { setReceiveTimeout } from "./receive_timeout.ts";
-import { RESTART_TIMER, restartDue } from "./restart_after.ts";
-import { become, stash, unbecome, unstashAll } from "./stash.ts";
-import { ActorTimers, type TimerScheduler } from "./timers.ts";
+import { setReceiveTimeout } from "./features/receive_timeout.ts";
+import { RESTART_TIMER, restartDue } from "./features/restart_after.ts";
+import { become, stash, unbecome, unstashAll } from "./features/stash.ts";
+import { ActorTimers, type TimerScheduler } from "./features/timers.ts";
 import {
   addRemoteWatch,
   addWatch,
@@ -35,7 +35,7 @@ import {
   removeRemoteWatch,
   TERMINATED,
   unwatch,
-} from "./watch.ts";
+} from "./features/watch.ts";
 import type { RestartType } from "../supervision/restart_type.ts";
 import type { FaultHandlingStrategy } from "../supervision/strategy.ts";
 import type {

@@ -39,7 +39,7 @@
  */
 
 import { ringSlots } from "./kernel/mailbox.ts";
-import { realScheduler } from "./scheduler.ts";
+import { realScheduler } from "./ports/scheduler.ts";
 
 /**
  * The host's clock for the dispatcher's slices, which belong to no system

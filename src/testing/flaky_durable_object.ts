@@ -14,7 +14,7 @@
  * @module
  */
 
-import type { Scheduler } from "../runtime/scheduler.ts";
+import type { Scheduler } from "../runtime/ports/scheduler.ts";
 import { checkDuration, fail } from "../validation.ts";
 import {
   type ChannelStats,

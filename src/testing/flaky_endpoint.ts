@@ -10,7 +10,7 @@
  * @module
  */
 
-import type { Scheduler } from "../runtime/scheduler.ts";
+import type { Scheduler } from "../runtime/ports/scheduler.ts";
 import { fail } from "../validation.ts";
 import type { Endpoint, EndpointEvent } from "../worker/endpoint.ts";
 import { FlakyChannel, type LinkFaults } from "./flaky_link.ts";

@@ -12,7 +12,7 @@
  * @module
  */
 
-import type { Scheduler } from "../runtime/scheduler.ts";
+import type { Scheduler } from "../runtime/ports/scheduler.ts";
 import { checkDelay, fail } from "../validation.ts";
 import { checkRate, type SeededRandom } from "./seeded_random.ts";
 

@@ -9,7 +9,7 @@
  * @module
  */
 
-import type { Scheduler } from "../runtime/scheduler.ts";
+import type { Scheduler } from "../runtime/ports/scheduler.ts";
 import { fail } from "../validation.ts";
 import type {
   WebSocketConstructor,

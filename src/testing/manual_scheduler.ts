@@ -7,7 +7,7 @@
  * @module
  */
 
-import type { Scheduler } from "../runtime/scheduler.ts";
+import type { Scheduler } from "../runtime/ports/scheduler.ts";
 import { checkDelay, fail } from "../validation.ts";
 
 /** One pending timer. */

@@ -10,7 +10,7 @@
  */
 
 import type { ActorRef } from "../runtime/actor_ref.ts";
-import { ForwardedMessage } from "../runtime/tracked_message.ts";
+import { ForwardedMessage } from "../runtime/ports/tracked_message.ts";
 import { ACTOR_NAME_PATTERN, describeValue, fail } from "../validation.ts";
 
 /** The gate's name for the child that carries messages to the worker. */

@@ -18,14 +18,14 @@ import { ActorRef } from "../runtime/actor_ref.ts";
 import { ActorSystem } from "../runtime/actor_system.ts";
 import { PoisonPill } from "../runtime/poison_pill.ts";
 import { Props } from "../runtime/props.ts";
-import { TrackedMessage } from "../runtime/tracked_message.ts";
+import { TrackedMessage } from "../runtime/ports/tracked_message.ts";
 import { describeError, describeValue, fail } from "../validation.ts";
 import {
   checkEndpoint,
   type Endpoint,
   type EndpointEvent,
 } from "./endpoint.ts";
-import { ASK_COMPLETED, AskRef } from "../runtime/ask.ts";
+import { ASK_COMPLETED, AskRef } from "../runtime/features/ask.ts";
 import {
   cloneFailure,
   DELIVER,

@@ -49,7 +49,7 @@
 
 import { ActorRef } from "../runtime/actor_ref.ts";
 import type { ActorSystem } from "../runtime/actor_system.ts";
-import { AskRef } from "../runtime/ask.ts";
+import { AskRef } from "../runtime/features/ask.ts";
 import { describeError, describeValue } from "../validation.ts";
 import type { Endpoint } from "./endpoint.ts";
 import { ReplyLostError } from "./messages.ts";

@@ -24,7 +24,7 @@
  */
 
 import { Actor, Terminated } from "../runtime/actor.ts";
-import { actorOfWithHook, type DeliveryHook } from "../runtime/remote.ts";
+import { actorOfWithHook, type DeliveryHook } from "../runtime/ports/remote.ts";
 import type { ActorRef } from "../runtime/actor_ref.ts";
 import { PoisonPill } from "../runtime/poison_pill.ts";
 import { Props } from "../runtime/props.ts";

@@ -81,9 +81,9 @@ const OPEN_TO_PATTERNS = new Set([
   "event_stream.ts",
   "logging.ts",
   "props.ts",
-  "scheduler.ts",
-  "timers.ts",
-  "undelivered.ts",
+  "ports/scheduler.ts",
+  "features/timers.ts",
+  "ports/undelivered.ts",
 ]);
 
 describe("the floors of src/", () => {
@@ -123,7 +123,7 @@ describe("the floors of src/", () => {
     assert.deepEqual(across, []);
   });
 
-  it("nothing assigns to a ref's or a cell's methods (transports use the remote port, runtime/remote.ts)", () => {
+  it("nothing assigns to a ref's or a cell's methods (transports use the remote port, runtime/ports/remote.ts)", () => {
     const assigned: string[] = [];
     for (const file of files) {
       const text = readFileSync(file, "utf8");
@@ -199,7 +199,7 @@ describe("the floors of src/", () => {
     // the worker's two ends still hold cells (the seal shrinks this list).
     assert.deepEqual(reaching, [
       "runtime/actor_system.ts",
-      "runtime/remote.ts",
+      "runtime/ports/remote.ts",
       "worker/serve_worker.ts",
       "worker/worker_host.ts",
     ]);

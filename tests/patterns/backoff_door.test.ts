@@ -1,4 +1,4 @@
-// The BackoffSupervisor's door (runtime/undelivered.ts, openDoor): a message
+// The BackoffSupervisor's door (runtime/ports/undelivered.ts, openDoor): a message
 // told to an idle supervisor whose child runs goes straight to the child,
 // without a turn of the supervisor's; everything else waits for its turn.
 import { afterEach, describe, it } from "node:test";

@@ -5,7 +5,7 @@
 import { afterEach, beforeEach, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { Actor, type ActorSystem, Props } from "../../mod.ts";
-import { ReceiveTimeout } from "../../src/runtime/receive_timeout.ts";
+import { ReceiveTimeout } from "../../src/runtime/features/receive_timeout.ts";
 import { ManualScheduler } from "../../src/testing/manual_scheduler.ts";
 import { createSystem, deferred, type FnActor, fnProps } from "./_helpers.ts";
 

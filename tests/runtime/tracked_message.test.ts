@@ -1,6 +1,6 @@
 // Copyright 2026 the understudy authors. MIT license.
 // The runtime's port for transports that must know what became of a
-// message (src/runtime/tracked_message.ts): it comes in by its own door,
+// message (src/runtime/ports/tracked_message.ts): it comes in by its own door,
 // queued, and is taken once, when the turn that handles it ends, whatever
 // the handler; or it is a dead letter once, and what is published is the
 // message inside, never the wrapper. A forwarded message
@@ -23,7 +23,7 @@ import type { ActorCell } from "../../src/runtime/kernel/cell.ts";
 import {
   ForwardedMessage,
   TrackedMessage,
-} from "../../src/runtime/tracked_message.ts";
+} from "../../src/runtime/ports/tracked_message.ts";
 import {
   collect,
   collectDeadLetters,

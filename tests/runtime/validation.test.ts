@@ -22,8 +22,8 @@ import {
   recorderProps,
   settle,
 } from "./_helpers.ts";
-import { ActorTimers } from "../../src/runtime/timers.ts";
-import { realScheduler } from "../../src/runtime/scheduler.ts";
+import { ActorTimers } from "../../src/runtime/features/timers.ts";
+import { realScheduler } from "../../src/runtime/ports/scheduler.ts";
 
 interface BadCall {
   what: string;

@@ -17,7 +17,7 @@ import { ActorSystem } from "../../src/runtime/actor_system.ts";
 import { DeadLetter } from "../../src/runtime/event_stream.ts";
 import { PoisonPill } from "../../src/runtime/poison_pill.ts";
 import { Props } from "../../src/runtime/props.ts";
-import { TrackedMessage } from "../../src/runtime/tracked_message.ts";
+import { TrackedMessage } from "../../src/runtime/ports/tracked_message.ts";
 import { OneForOneStrategy } from "../../src/supervision/strategy.ts";
 import { Transfer } from "../../src/worker/transfer.ts";
 import { serveWorker } from "../../src/worker/serve_worker.ts";

@@ -31,7 +31,12 @@
 import type { Actor } from "../actor.ts";
 import type { ActorRef } from "../actor_ref.ts";
 import type { SystemCore } from "../actor_system.ts";
-import { Children, holdBehind, newChildKey, releaseHeld } from "../children.ts";
+import {
+  Children,
+  holdBehind,
+  newChildKey,
+  releaseHeld,
+} from "../features/children.ts";
 import { CellContext } from "../context.ts";
 import { THROUGHPUT } from "../dispatcher.ts";
 import {
@@ -52,12 +57,15 @@ import {
   replaceContext,
   reportTimedOut,
   staleFailure,
-} from "../in_flight.ts";
+} from "../features/in_flight.ts";
 import { Mailbox, Notice } from "./mailbox.ts";
 import { isRuntimeNotice, PoisonPill } from "../poison_pill.ts";
 import type { Props } from "../props.ts";
-import { noteMessage } from "../receive_timeout.ts";
-import { refusedWhileWaiting, scheduleRestart } from "../restart_after.ts";
+import { noteMessage } from "../features/receive_timeout.ts";
+import {
+  refusedWhileWaiting,
+  scheduleRestart,
+} from "../features/restart_after.ts";
 import type { CellPort, Door } from "./cell_port.ts";
 import {
   BUSY,
@@ -92,8 +100,8 @@ import {
   thrown,
   whenSettled,
 } from "./user_code.ts";
-import { type Envelope, releaseUndelivered } from "../undelivered.ts";
-import { announceTermination } from "../watch.ts";
+import { type Envelope, releaseUndelivered } from "../ports/undelivered.ts";
+import { announceTermination } from "../features/watch.ts";
 import type { Supervised } from "../../supervision/supervised.ts";
 import { handleFailure } from "../../supervision/supervised.ts";
 import { describeError } from "../../validation.ts";

@@ -20,7 +20,7 @@ import type { ActorRef } from "../actor_ref.ts";
 import type { SystemCore } from "../actor_system.ts";
 import type { Logger } from "../logging.ts";
 import type { Props } from "../props.ts";
-import type { ActorTimers, TimerScheduler } from "../timers.ts";
+import type { ActorTimers, TimerScheduler } from "../features/timers.ts";
 import type { Supervisor } from "../../supervision/supervised.ts";
 import type { CellExtras, NO_MESSAGE } from "./cell_state.ts";
 import type { Mailbox, Notice } from "./mailbox.ts";

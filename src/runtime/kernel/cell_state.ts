@@ -13,11 +13,11 @@
 
 import type { Behavior } from "../actor.ts";
 import type { CellPort, Door } from "./cell_port.ts";
-import type { Children } from "../children.ts";
+import type { Children } from "../features/children.ts";
 import type { Logger } from "../logging.ts";
 import type { Mailbox, Notice } from "./mailbox.ts";
-import type { ActorTimers } from "../timers.ts";
-import type { DeathWatch } from "../watch.ts";
+import type { ActorTimers } from "../features/timers.ts";
+import type { DeathWatch } from "../features/watch.ts";
 import type { SupervisionState } from "../../supervision/supervised.ts";
 
 /*

@@ -13,12 +13,12 @@
  * @module
  */
 
-import { checkDelay, fail } from "../validation.ts";
-import type { CellPort } from "./kernel/cell_port.ts";
-import { NO_MESSAGE } from "./kernel/cell_state.ts";
-import { Notice } from "./kernel/mailbox.ts";
+import { checkDelay, fail } from "../../validation.ts";
+import type { CellPort } from "../kernel/cell_port.ts";
+import { NO_MESSAGE } from "../kernel/cell_state.ts";
+import { Notice } from "../kernel/mailbox.ts";
 import { RECEIVE_TIMEOUT_KEY, receiveTimeoutDue } from "./receive_timeout.ts";
-import type { Scheduler } from "./scheduler.ts";
+import type { Scheduler } from "../ports/scheduler.ts";
 
 /**
  * Keyed timers of one actor, as `this.context.timers`. Each delivers its

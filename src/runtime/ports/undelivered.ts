@@ -20,10 +20,10 @@
  * @module
  */
 
-import type { ActorContext } from "./actor.ts";
-import type { CellPort, Door } from "./kernel/cell_port.ts";
-import type { ActorRef } from "./actor_ref.ts";
-import { isRuntimeNotice } from "./poison_pill.ts";
+import type { ActorContext } from "../actor.ts";
+import type { CellPort, Door } from "../kernel/cell_port.ts";
+import type { ActorRef } from "../actor_ref.ts";
+import { isRuntimeNotice } from "../poison_pill.ts";
 import {
   ForwardedMessage,
   insideTracked,

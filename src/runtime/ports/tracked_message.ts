@@ -28,8 +28,8 @@
  * @module
  */
 
-import type { ActorRef } from "./actor_ref.ts";
-import { Notice } from "./kernel/mailbox.ts";
+import type { ActorRef } from "../actor_ref.ts";
+import { Notice } from "../kernel/mailbox.ts";
 
 /**
  * A message whose sender hears when its actor takes it, or that it was not

@@ -16,11 +16,11 @@
  * @module
  */
 
-import type { CellPort } from "./kernel/cell_port.ts";
-import type { ActorRef } from "./actor_ref.ts";
-import { type InFlight, NO_MESSAGE, putAside } from "./kernel/cell_state.ts";
-import { ActorStopTimedOut } from "./event_stream.ts";
-import { describeError } from "../validation.ts";
+import type { CellPort } from "../kernel/cell_port.ts";
+import type { ActorRef } from "../actor_ref.ts";
+import { type InFlight, NO_MESSAGE, putAside } from "../kernel/cell_state.ts";
+import { ActorStopTimedOut } from "../event_stream.ts";
+import { describeError } from "../../validation.ts";
 
 /** What a stop waited for when its shutdown timeout passed. */
 type StopWait = ActorStopTimedOut["waitingFor"];

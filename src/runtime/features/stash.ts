@@ -10,11 +10,11 @@
  * @module
  */
 
-import type { Behavior } from "./actor.ts";
-import type { CellPort } from "./kernel/cell_port.ts";
-import { NO_MESSAGE, STASH_OVERFLOWED, STASHED } from "./kernel/cell_state.ts";
-import { Mailbox } from "./kernel/mailbox.ts";
-import { fail } from "../validation.ts";
+import type { Behavior } from "../actor.ts";
+import type { CellPort } from "../kernel/cell_port.ts";
+import { NO_MESSAGE, STASH_OVERFLOWED, STASHED } from "../kernel/cell_state.ts";
+import { Mailbox } from "../kernel/mailbox.ts";
+import { fail } from "../../validation.ts";
 
 /** `context.become`: `behavior` handles the next messages. */
 export function become(

@@ -14,12 +14,12 @@
  * @module
  */
 
-import type { ActorContext } from "./actor.ts";
-import { ActorCell } from "./kernel/cell.ts";
-import type { ActorRef } from "./actor_ref.ts";
-import type { SystemCore } from "./actor_system.ts";
-import type { Props } from "./props.ts";
-import type { CellPort } from "./kernel/cell_port.ts";
+import type { ActorContext } from "../actor.ts";
+import { ActorCell } from "../kernel/cell.ts";
+import type { ActorRef } from "../actor_ref.ts";
+import type { SystemCore } from "../actor_system.ts";
+import type { Props } from "../props.ts";
+import type { CellPort } from "../kernel/cell_port.ts";
 import type { TrackedMessage } from "./tracked_message.ts";
 
 /** A transport's hook at a stand-in's door. */

@@ -14,8 +14,8 @@
  * @module
  */
 
-import type { CellPort } from "./kernel/cell_port.ts";
-import { isRuntimeNotice } from "./poison_pill.ts";
+import type { CellPort } from "../kernel/cell_port.ts";
+import { isRuntimeNotice } from "../poison_pill.ts";
 import type { TimerTicket } from "./timers.ts";
 
 /** The key of the pending restart among the actor's timers. */

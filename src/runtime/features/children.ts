@@ -19,8 +19,8 @@
  * @module
  */
 
-import type { CellPort } from "./kernel/cell_port.ts";
-import { checkActorName, fail } from "../validation.ts";
+import type { CellPort } from "../kernel/cell_port.ts";
+import { checkActorName, fail } from "../../validation.ts";
 
 /**
  * The key under which `parent` registers a new child: `name` if given

@@ -16,11 +16,11 @@
  * @module
  */
 
-import { Terminated } from "./actor.ts";
-import type { ActorRef } from "./actor_ref.ts";
-import type { CellPort } from "./kernel/cell_port.ts";
-import { Notice } from "./kernel/mailbox.ts";
-import { describeValue } from "../validation.ts";
+import { Terminated } from "../actor.ts";
+import type { ActorRef } from "../actor_ref.ts";
+import type { CellPort } from "../kernel/cell_port.ts";
+import { Notice } from "../kernel/mailbox.ts";
+import { describeValue } from "../../validation.ts";
 
 type Cell = CellPort;
 

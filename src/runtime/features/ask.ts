@@ -17,9 +17,9 @@ import {
   AskTimeoutError,
   DEFAULT_ASK_TIMEOUT_MS,
   UndeliveredError,
-} from "./actor_ref.ts";
-import type { Scheduler } from "./scheduler.ts";
-import { checkDelay, checkSignal } from "../validation.ts";
+} from "../actor_ref.ts";
+import type { Scheduler } from "../ports/scheduler.ts";
+import { checkDelay, checkSignal } from "../../validation.ts";
 
 /** What an {@linkcode AskRef} needs from its system. */
 export interface AskOwner {

@@ -18,8 +18,8 @@
  * @module
  */
 
-import type { CellPort } from "./kernel/cell_port.ts";
-import { fail, MAX_TIMER_DELAY_MS } from "../validation.ts";
+import type { CellPort } from "../kernel/cell_port.ts";
+import { fail, MAX_TIMER_DELAY_MS } from "../../validation.ts";
 
 /**
  * The type of {@linkcode ReceiveTimeout}.
