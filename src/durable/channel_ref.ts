@@ -8,7 +8,8 @@
  * @module
  */
 
-import type { ActorRef, AskOptions } from "../runtime/actor_ref.ts";
+import { ActorRef, type AskOptions } from "../runtime/actor_ref.ts";
+import { Terminated } from "../runtime/actor.ts";
 import { readAskOptions } from "../runtime/features/ask.ts";
 import type { Channel } from "./channel.ts";
 import { type RemoteAddress, RemoteRef } from "./remote_ref.ts";
@@ -51,8 +52,14 @@ export class ChannelRef<T> extends RemoteRef<T> {
     return this.#channel;
   }
 
-  watchRemote(watcher: ActorRef<never>): () => void {
-    return this.#context.watch(watcher, this as ChannelRef<unknown>);
+  watchRemote(
+    watcher: ActorRef<never>,
+    instead?: { readonly message: unknown },
+  ): () => void {
+    const to = instead === undefined
+      ? watcher
+      : new WatchedWith(watcher, instead.message);
+    return this.#context.watch(to, this as ChannelRef<unknown>);
   }
 
   /** `durable://BINDING/object-name/actor/path`. */
@@ -103,5 +110,32 @@ export class ChannelRef<T> extends RemoteRef<T> {
         },
       });
     });
+  }
+}
+
+/**
+ * The watcher a remote watch is given for `watchWith`: the
+ * `RemoteTerminated` it is told becomes the watcher's own message.
+ */
+class WatchedWith extends ActorRef<never> {
+  constructor(readonly watcher: ActorRef<never>, readonly message: unknown) {
+    super();
+  }
+
+  get path(): string {
+    return this.watcher.path;
+  }
+
+  tell(message: unknown, sender?: ActorRef<never>): void {
+    this.watcher.tell(
+      (message instanceof Terminated ? this.message : message) as never,
+      sender,
+    );
+  }
+
+  ask<R>(): Promise<R> {
+    return Promise.reject(
+      new TypeError(`Cannot ask the watch of ${this.path}: it only tells`),
+    );
   }
 }

@@ -104,7 +104,12 @@ export abstract class RemoteRef<T> extends ActorRef<T> {
    * ```
    *
    * @param watcher The actor to tell.
+   * @param instead With its `message`, what `watcher` is told in place of
+   *   the `RemoteTerminated` (what `context.watchWith` passes).
    * @returns Ends the watch (no `RemoteTerminated` comes after).
    */
-  abstract watchRemote(watcher: ActorRef<never>): () => void;
+  abstract watchRemote(
+    watcher: ActorRef<never>,
+    instead?: { readonly message: unknown },
+  ): () => void;
 }

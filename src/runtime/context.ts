@@ -189,9 +189,9 @@ export abstract class CellContext<T> extends ActorRef<T>
   /** Both ways of watching: only actors can be, and watching oneself does nothing. */
   #watch<R>(action: string, ref: ActorRef<R>, message: unknown): ActorRef<R> {
     if (!(ref instanceof CellContext)) {
-      // A ref of another isolate's actor watches for itself (`watch` only).
-      if (message === TERMINATED && isRemotelyWatchable(ref)) {
-        addRemoteWatch(this.port, ref);
+      // A ref of another isolate's actor watches for itself.
+      if (isRemotelyWatchable(ref)) {
+        addRemoteWatch(this.port, ref, message);
         return ref;
       }
       fail(

@@ -424,6 +424,30 @@ describe("durable: watch across objects", () => {
     }
   }
 
+  it("context.watchWith on a remote ref: its own message when the actor stops", async () => {
+    const t = objects(() => ({}));
+    const a = t.ns.host("a");
+    const told: unknown[] = [];
+    class WithWatcher extends Actor<unknown> {
+      override preStart(): void {
+        this.context.watchWith(
+          a.ref("NODE", "b", "/user/recorder") as ActorRef<never>,
+          { kind: "recorder gone" },
+        );
+      }
+      onReceive(message: unknown): void {
+        told.push(message);
+      }
+    }
+    a.system.actorOf(Props.create(() => new WithWatcher()));
+    await tick();
+    await tick();
+    const b = t.ns.host("b");
+    b.system.stop(t.recorders[0] as ActorRef<never>);
+    await until(() => told.length === 1);
+    assert.deepEqual(told, [{ kind: "recorder gone" }]);
+  });
+
   it("RemoteTerminated when the actor stops, when its object is evicted, and past the deadline", async () => {
     const t = objects(() => ({
       watch: { heartbeatMs: 10, unreachableAfterMs: 60 },

@@ -32,23 +32,24 @@ interface Budget {
 const BUDGETS: Budget[] = [
   { id: "core-nothing", ceiling: 20, target: 20 },
   // The seal (private state, the notice protocol) and a pattern's door in
-  // the kernel: +248 B over 13,159; the BackoffSupervisor's door, +210 more.
-  { id: "core-tell", ceiling: 13_410, target: 8_000 },
-  { id: "core-backoff-supervisor", ceiling: 17_000, target: 10_000 },
+  // the kernel: +248 B over 13,159; watchWith on a remote ref, +13; the
+  // BackoffSupervisor's door, +210 more.
+  { id: "core-tell", ceiling: 13_420, target: 8_000 },
+  { id: "core-backoff-supervisor", ceiling: 17_020, target: 10_000 },
   // issue 27: + durableSocketAck (export *) and the socket actor's wait for
   // a server's word on what it handled (ack.decodeResume), 370 B.
-  { id: "core-backoff-supervisor-websocket", ceiling: 24_100, target: 14_000 },
+  { id: "core-backoff-supervisor-websocket", ceiling: 24_130, target: 14_000 },
   // issue 28: a program that uses only the socket's front door (`connect`).
   // issue 27: the socket actor's ack.decodeResume, 143 B.
-  { id: "websocket-connect", ceiling: 22_930, target: 10_000 },
-  { id: "core-all", ceiling: 22_360, target: 18_000 },
+  { id: "websocket-connect", ceiling: 22_960, target: 10_000 },
+  { id: "core-all", ceiling: 22_370, target: 18_000 },
   // issue 29, item 3: the worker transport adds at most 4 KB to the kernel
   // program (`core-tell`): its main side (which carries a BackoffSupervisor
   // for `backoff`, ~3.5 KB of what it adds) and the worker's script. Both
   // carry the kernel's growth in the seal (+248 B) and the main side the
   // BackoffSupervisor's door too.
-  { id: "worker-main", ceiling: 23_190, target: 12_000 },
-  { id: "worker-serve", ceiling: 17_260, target: 12_000 },
+  { id: "worker-main", ceiling: 23_210, target: 12_000 },
+  { id: "worker-serve", ceiling: 17_280, target: 12_000 },
 ];
 
 interface Row {

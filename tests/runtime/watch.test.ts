@@ -283,8 +283,13 @@ describe("watch on a ref of another isolate (a Durable Object's RemoteRef)", () 
     ask<R>(): Promise<R> {
       return Promise.reject(new Error("not here"));
     }
-    watchRemote(watcher: ActorRef<never>): () => void {
+    readonly instead: unknown[] = [];
+    watchRemote(
+      watcher: ActorRef<never>,
+      instead?: { readonly message: unknown },
+    ): () => void {
       this.watchers.push(watcher);
+      this.instead.push(instead);
       return () => this.ended++;
     }
   }
@@ -326,23 +331,26 @@ describe("watch on a ref of another isolate (a Durable Object's RemoteRef)", () 
     }
   });
 
-  it("watchWith on such a ref is refused, naming the ref", async () => {
+  it("watchWith on such a ref hands it the message to tell instead of Terminated, once", async () => {
     const system = createSystem();
     try {
-      const errors: unknown[] = [];
-      class Watcher extends Actor<string> {
+      const remote = new RemoteLike();
+      const got: unknown[] = [];
+      class Watcher extends Actor<string | Terminated> {
         override preStart(): void {
-          try {
-            this.context.watchWith(new RemoteLike(), "gone");
-          } catch (error) {
-            errors.push(error);
-          }
+          this.context.watchWith(remote, "room gone");
+          this.context.watchWith(remote, "room gone"); // again: nothing more
+          this.context.watchWith(remote, "another"); // the first watch stays
         }
-        onReceive(): void {}
+        onReceive(message: string | Terminated): void {
+          got.push(message);
+        }
       }
-      system.actorOf(Props.create(() => new Watcher()));
+      system.actorOf(Props.create(() => new Watcher()), "w");
       await settle();
-      assert.ok(errors[0] instanceof TypeError);
+      assert.equal(remote.watchers.length, 1);
+      // The remote side is asked to tell the watcher its own message.
+      assert.deepEqual(remote.instead, [{ message: "room gone" }]);
     } finally {
       await system.terminate();
     }

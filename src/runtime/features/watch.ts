@@ -61,7 +61,11 @@ export class DeathWatch {
  * to end the watch.
  */
 export interface RemotelyWatchable {
-  watchRemote(watcher: ActorRef<never>): () => void;
+  /** With `instead`, `watcher` is told its `message` in place of the `Terminated` (`watchWith`). */
+  watchRemote(
+    watcher: ActorRef<never>,
+    instead?: { readonly message: unknown },
+  ): () => void;
 }
 
 /** Whether `ref` (not a local actor) can be watched across isolates. */
@@ -71,14 +75,25 @@ export function isRemotelyWatchable(
   return typeof (ref as Partial<RemotelyWatchable>).watchRemote === "function";
 }
 
-/** `watcher` watches `ref` in another isolate; watching it again does nothing. */
-export function addRemoteWatch(watcher: Cell, ref: RemotelyWatchable): void {
+/**
+ * `watcher` watches `ref` in another isolate, to get `message` (TERMINATED
+ * for a plain `watch`) when it ends; watching it again does nothing (the
+ * first watch's message stays).
+ */
+export function addRemoteWatch(
+  watcher: Cell,
+  ref: RemotelyWatchable,
+  message: unknown,
+): void {
   const own = watcher.ensureExtras().deathWatch ??= new DeathWatch();
   const remote = own.remote ??= new Map();
   const key = ref as unknown as ActorRef<never>;
-  if (!remote.has(key)) {
-    remote.set(key, ref.watchRemote(watcher as unknown as ActorRef<never>));
-  }
+  if (remote.has(key)) return;
+  const instead = message === TERMINATED ? undefined : { message };
+  remote.set(
+    key,
+    ref.watchRemote(watcher as unknown as ActorRef<never>, instead),
+  );
 }
 
 /** Ends `watcher`'s watch of a ref in another isolate, if any. */
@@ -88,6 +103,21 @@ export function removeRemoteWatch(watcher: Cell, ref: ActorRef<never>): void {
   if (end === undefined) return;
   remote!.delete(ref);
   end();
+}
+
+function refuseRewatch(
+  watcher: Cell,
+  target: { readonly path: string },
+  message: unknown,
+  previous: unknown,
+): never {
+  throw new TypeError(
+    `Cannot watch ${target.path} from ${watcher.path} with ${
+      message === TERMINATED ? "Terminated" : describeValue(message)
+    }: it is already watched with ${
+      previous === TERMINATED ? "Terminated" : describeValue(previous)
+    } (unwatch it first to change the message)`,
+  );
 }
 
 /**
@@ -102,13 +132,7 @@ export function addWatch(watcher: Cell, target: Cell, message: unknown): void {
   if (watching.has(target)) {
     const previous = watching.get(target);
     if (Object.is(previous, message)) return;
-    throw new TypeError(
-      `Cannot watch ${target.path} from ${watcher.path} with ${
-        message === TERMINATED ? "Terminated" : describeValue(message)
-      }: it is already watched with ${
-        previous === TERMINATED ? "Terminated" : describeValue(previous)
-      } (unwatch it first to change the message)`,
-    );
+    refuseRewatch(watcher, target, message, previous);
   }
   watching.set(target, message);
   if (target.isStopped) {
