@@ -179,10 +179,23 @@ export interface SocketServerOptions {
 interface Client {
   readonly id: string;
   socket: HibernatableWebSocketLike | undefined;
-  /** The last id its messages' actor finished with: stored, and in the socket's attachment. */
+  /**
+   * The mark: every id up to it the actor finished with (stored, and in
+   * the socket's attachment). It advances in order only: one finished
+   * above an earlier one still in the mailbox waits in `finished`.
+   */
   handled: number;
   /** The last id given to the actor (in memory): above `handled`, in its mailbox. */
   delivered: number;
+  /** The ids above `handled` given to the actor, in order: finished or not. */
+  readonly pending: number[];
+  /** Those of `pending` finished: the mark passes them once those below are. */
+  readonly finished: Set<number>;
+  /**
+   * Its socket waits for the resume frame: sent when `handled` reaches
+   * `delivered` (an earlier socket's messages were still in the mailbox).
+   */
+  resuming: boolean;
   ref: ActorRef<SocketFrame> | undefined;
 }
 
@@ -210,7 +223,8 @@ class Delivery extends TrackedMessage {
   }
 
   // Its dead letter (the message inside) is the object's record of it: it
-  // counts as handled, so that a copy is not given to a stopped actor.
+  // counts as handled (and is acknowledged), so that a copy is not given
+  // to a stopped actor; the mark still waits for the ids below it.
   undelivered(): void {
     this.#done(this.message);
   }
@@ -505,16 +519,17 @@ export class SocketServer {
     const old = client.socket;
     if (old !== undefined && old !== socket) {
       this.#bySocket.delete(old);
-      try {
-        old.close(4000, "replaced by a newer connection of this client");
-      } catch {
-        // closed already
-      }
+      // Its late frames count for nothing, and do not make it the client's again.
+      this.#refuse(old, "replaced by a newer connection of this client");
     }
     client.socket = socket;
     this.#bySocket.set(socket, client);
     this.#attach(client);
-    socket.send(resumeFrame(client.handled));
+    // With an earlier socket's messages still in the mailbox, the word waits
+    // until they are finished (see #handled): a reloaded page numbers its
+    // messages from it, and must not take their ids for its own.
+    client.resuming = client.delivered > client.handled;
+    if (!client.resuming) socket.send(resumeFrame(client.handled));
   }
 
   /**
@@ -556,10 +571,13 @@ export class SocketServer {
       );
     }
     const { id, data } = frame;
-    if (id <= client.handled) return socket.send(ackFrame(id));
+    if (id <= client.handled || client.finished.has(id)) {
+      return socket.send(ackFrame(id));
+    }
     // A copy of one the target has yet to finish: acknowledged when it has.
     if (id <= client.delivered) return;
     client.delivered = id;
+    client.pending.push(id);
     this.#attach(client);
     passOn(
       this.#target as ActorRef<never>,
@@ -697,6 +715,9 @@ export class SocketServer {
         socket: undefined,
         handled: mark,
         delivered: mark,
+        pending: [],
+        finished: new Set(),
+        resuming: false,
         ref: undefined,
       };
       this.#clients.set(id, client);
@@ -708,6 +729,7 @@ export class SocketServer {
   #clientOf(socket: HibernatableWebSocketLike): Client | undefined {
     let client = this.#bySocket.get(socket);
     if (client !== undefined) return client;
+    if (this.#refused.has(socket)) return undefined;
     let attached: Partial<Attachment> | null | undefined;
     try {
       attached = socket.deserializeAttachment() as typeof attached;
@@ -742,22 +764,35 @@ export class SocketServer {
   }
 
   /**
-   * The turn that handled a client's message ended: the mark is written
-   * in that turn (the output gate holds the acknowledgement until it is
-   * durable), then acknowledged on the client's socket now, if any.
+   * The turn that handled a client's message ended (or it became a dead
+   * letter): the mark advances past every id finished with no earlier one
+   * still waiting, written in that turn (the output gate holds the
+   * acknowledgement until it is durable); the id is acknowledged on the
+   * client's socket now, if any (the client matches acknowledgements by
+   * id). A socket waiting for its word is sent that instead, once nothing
+   * is left in the mailbox.
    */
   readonly #handled = (message: SocketMessage): void => {
     const client = this.#client(message.clientId);
     const { id } = message;
-    if (id > client.handled) {
-      client.handled = id;
-      this.#put(KEY + client.id, id);
+    const { pending, finished } = client;
+    // Not one given in this life (it outlived its mark): nothing to do.
+    if (!pending.includes(id)) return;
+    finished.add(id);
+    const before = client.handled;
+    while (pending.length > 0 && finished.delete(pending[0])) {
+      client.handled = pending.shift()!;
     }
+    if (client.handled !== before) this.#put(KEY + client.id, client.handled);
     const socket = client.socket;
     if (socket === undefined) return; // told on its next connect
     try {
       this.#attach(client);
-      socket.send(ackFrame(id));
+      if (!client.resuming) return socket.send(ackFrame(id));
+      // Ids the word will cover: the socket hears of them from it.
+      if (client.handled < client.delivered) return;
+      client.resuming = false;
+      socket.send(resumeFrame(client.handled));
     } catch {
       // Closed: its close event comes, and the client hears on reconnect.
     }
@@ -796,6 +831,10 @@ export class SocketServer {
     }
     const socket = client.socket;
     if (socket === undefined) return `client ${client.id} is not connected`;
+    if (client.resuming) {
+      // The client reads nothing before the word.
+      return `client ${client.id} is connecting (its word waits for the messages in the actor)`;
+    }
     try {
       socket.send(frame);
     } catch (error) {

@@ -15,6 +15,7 @@ import {
   Actor,
   type ActorRef,
   ActorSystem,
+  BackoffSupervisor,
   DeadLetter,
   Props,
 } from "../../mod.ts";
@@ -684,6 +685,260 @@ describe("socket server: effectively once with durableSocketAck()", () => {
     );
     assert.equal(noId.status, 400);
     return system.terminate();
+  });
+});
+
+/** A server's end of a socket with no client behind it: what it was sent, how it was closed. */
+class PlainSocket implements HibernatableWebSocketLike {
+  attachment: unknown = null;
+  sent: unknown[] = [];
+  closed: number | undefined;
+  send(data: string | ArrayBuffer | ArrayBufferView): void {
+    if (this.closed !== undefined) throw new Error("closed");
+    this.sent.push(data);
+  }
+  close(code?: number): void {
+    this.closed = code;
+  }
+  serializeAttachment(value: unknown): void {
+    this.attachment = structuredClone(value);
+  }
+  deserializeAttachment(): unknown {
+    return structuredClone(this.attachment);
+  }
+}
+
+/** A server for plain sockets on `store`, in virtual time, with the target `target` makes. */
+function plainServer(
+  target: (system: ActorSystem) => ActorRef<SocketMessage>,
+  store = new Map<string, unknown>(),
+) {
+  const scheduler = new ManualScheduler();
+  const system = ActorSystem.create("o", { scheduler, logLevel: "off" });
+  const deadLetters: DeadLetter[] = [];
+  system.eventStream.subscribe(DeadLetter, (dead) => deadLetters.push(dead));
+  const ctx = { acceptWebSocket: () => {}, getWebSockets: () => [] };
+  const server = new SocketServer(ctx, {
+    system,
+    store,
+    target: target(system),
+  });
+  const done = async () => {
+    const ending = system.terminate();
+    await scheduler.timePasses(0);
+    await ending;
+  };
+  return { scheduler, system, server, store, deadLetters, done };
+}
+
+/** Whether a frame from the server is the library's. */
+const isControl = (frame: unknown): boolean =>
+  typeof frame === "string" && frame[0] === "\u0006";
+
+describe("socket server: reloads, dead letters and replaced sockets", () => {
+  it("a reloaded page (same client id, ids from its word) while the last page's message is in the actor: both processed and acknowledged, once, in order", async () => {
+    const world = new World();
+    try {
+      const page1 = world.connect("tab-1");
+      await world.tick(1);
+      const view1 = world.life.sockets.get(world.firstEnd)!;
+      // The tab reloads: page 1 is gone; page 2 (the same client id, from
+      // sessionStorage) opens its socket.
+      world.clientSystem.stop(page1);
+      await world.scheduler.timePasses(0);
+      const replies = new Map<string, Sent[]>();
+      const page2 = world.connect("tab-1");
+      askAll(page2, ["new"], replies);
+      await world.scheduler.timePasses(0);
+      // Page 1's last frame reached the object just before; the actor's
+      // turn for it has not run when page 2's upgrade is accepted.
+      world.life.server.webSocketMessage(view1, "1:old");
+      for (let i = 0; i < 10; i++) await world.tick(1);
+      askAll(page2, ["newer"], replies);
+      for (let i = 0; i < 5; i++) await world.tick(1);
+      assert.deepEqual(world.log.map((e) => e[2]), ["old", "new", "newer"]);
+      assert.deepEqual(
+        [...replies].map((
+          [text, sent],
+        ) => [text, sent.map((s) => s.acknowledged)]),
+        [["new", [true]], ["newer", [true]]],
+      );
+      assert.deepEqual(world.network.last.sent, ["2:new", "3:newer"]);
+    } finally {
+      await world.done();
+    }
+  });
+
+  it("holds a new socket's word while an earlier socket's messages are in the actor; their acknowledgements and replies do not reach it", async () => {
+    let release = () => {};
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const processed: string[] = [];
+    class Slow extends Actor<SocketMessage> {
+      async onReceive(message: SocketMessage): Promise<void> {
+        if (message.id === 1) await gate;
+        processed.push(String(message.data));
+        message.connection.tell(`done ${String(message.data)}`);
+      }
+    }
+    const o = plainServer((system) =>
+      system.actorOf(Props.create(() => new Slow()))
+    );
+    try {
+      const older = new PlainSocket();
+      o.server.adopt(older, "tab-1");
+      o.server.webSocketMessage(older, "1:old");
+      await o.scheduler.timePasses(0); // the actor awaits in its turn on 1
+      const newer = new PlainSocket();
+      o.server.adopt(newer, "tab-1");
+      assert.deepEqual(newer.sent, [], "no word while 1 is in the actor");
+      release();
+      await o.scheduler.timePasses(0);
+      await o.scheduler.timePasses(0);
+      assert.deepEqual(newer.sent, ["\u0006r1"]);
+      assert.deepEqual(
+        o.deadLetters.map((d) => [d.message, d.reason]),
+        [[
+          "done old",
+          "client tab-1 is connecting (its word waits for the messages in the actor)",
+        ]],
+      );
+      o.server.webSocketMessage(newer, "2:new");
+      await o.scheduler.timePasses(0);
+      assert.deepEqual(processed, ["old", "new"]);
+      assert.deepEqual(newer.sent.filter(isControl), ["\u0006r1", "\u00062"]);
+      assert.deepEqual(newer.sent.filter((f) => !isControl(f)), ["done new"]);
+    } finally {
+      release();
+      await o.done();
+    }
+  });
+
+  it("a dead letter (a full mailbox) is acknowledged, but the mark waits for the earlier ids: an eviction's next life has them sent again", async () => {
+    const store = new Map<string, unknown>();
+    const first = plainServer((system) =>
+      system.actorOf(
+        Props.create(() => new Recorder(store), { mailboxCapacity: 2 }),
+      ), store);
+    const second = plainServer(
+      (system) => system.actorOf(Props.create(() => new Recorder(store))),
+      store,
+    );
+    try {
+      const socket = new PlainSocket();
+      first.server.adopt(socket, "tab-1");
+      // Before the actor's turn: 1 and 2 fill its mailbox, 3 is refused.
+      first.server.webSocketMessage(socket, "1:a");
+      first.server.webSocketMessage(socket, "2:b");
+      first.server.webSocketMessage(socket, "3:c");
+      assert.deepEqual(socket.sent, ["\u0006r0", "\u00063"]);
+      assert.equal(store.get("understudy/socket/tab-1"), undefined);
+      assert.deepEqual(
+        first.deadLetters.map((d) => (d.message as SocketMessage).id),
+        [3],
+      );
+      // Evicted now: the next life tells the client that nothing was handled.
+      const next = new PlainSocket();
+      second.server.adopt(next, "tab-1");
+      assert.deepEqual(next.sent, ["\u0006r0"]);
+      // Not evicted: once 1 and 2 are processed, the mark passes 3.
+      await first.scheduler.timePasses(0);
+      assert.deepEqual(store.get("log"), [["tab-1", 1, "a"], [
+        "tab-1",
+        2,
+        "b",
+      ]]);
+      assert.equal(store.get("understudy/socket/tab-1"), 3);
+      assert.deepEqual(socket.sent.filter(isControl), [
+        "\u0006r0",
+        "\u00063",
+        "\u00061",
+        "\u00062",
+      ]);
+    } finally {
+      await first.done();
+      await second.done();
+    }
+  });
+
+  it("a BackoffSupervisor's full stash: the newest is a dead letter, and the mark waits for those stashed", async () => {
+    const store = new Map<string, unknown>();
+    class Room extends Actor<SocketMessage> {
+      onReceive(message: SocketMessage): void {
+        if (message.data === "crash") throw new Error("crash");
+        const log = (store.get("log") ?? []) as Log;
+        store.set("log", [...log, [
+          message.clientId,
+          message.id,
+          "" + message.data,
+        ]]);
+      }
+    }
+    const o = plainServer((system) =>
+      system.actorOf(BackoffSupervisor.props({
+        childProps: Props.create(() => new Room()),
+        minBackoff: 1_000,
+        maxBackoff: 1_000,
+        randomFactor: 0,
+        maxStashSize: 2,
+      })) as never, store);
+    try {
+      await o.scheduler.timePasses(5);
+      const socket = new PlainSocket();
+      o.server.adopt(socket, "tab-1");
+      o.server.webSocketMessage(socket, "1:crash");
+      await o.scheduler.timePasses(5); // the child is down for 1 s
+      o.server.webSocketMessage(socket, "2:x");
+      o.server.webSocketMessage(socket, "3:y");
+      o.server.webSocketMessage(socket, "4:z"); // over maxStashSize
+      await o.scheduler.timePasses(5);
+      assert.equal(store.get("understudy/socket/tab-1"), 1);
+      assert.deepEqual(socket.sent, ["\u0006r0", "\u00061", "\u00064"]);
+      // The child is back, and is given those stashed.
+      for (let i = 0; i < 4; i++) await o.scheduler.timePasses(500);
+      assert.deepEqual(store.get("log"), [["tab-1", 2, "x"], [
+        "tab-1",
+        3,
+        "y",
+      ]]);
+      assert.equal(store.get("understudy/socket/tab-1"), 4);
+      assert.deepEqual(socket.sent, [
+        "\u0006r0",
+        "\u00061",
+        "\u00064",
+        "\u00062",
+        "\u00063",
+      ]);
+    } finally {
+      await o.done();
+    }
+  });
+
+  it("a late frame on a socket it replaced does not make that socket the client's again", async () => {
+    const store = new Map<string, unknown>();
+    const o = plainServer(
+      (system) => system.actorOf(Props.create(() => new Recorder(store))),
+      store,
+    );
+    try {
+      const older = new PlainSocket();
+      const newer = new PlainSocket();
+      o.server.adopt(older, "tab-1");
+      o.server.adopt(newer, "tab-1");
+      assert.equal(older.closed, 4000);
+      o.server.webSocketClose(newer, 1006, "", false);
+      // A frame older's client sent before it saw the close.
+      o.server.webSocketMessage(older, "1:late");
+      await o.scheduler.timePasses(0);
+      assert.deepEqual(o.server.clients, []);
+      assert.equal(store.get("log"), undefined);
+      o.server.connection("tab-1").tell("hi");
+      await o.scheduler.timePasses(0);
+      assert.deepEqual(o.deadLetters.map((d) => d.reason), [
+        "client tab-1 is not connected",
+      ]);
+    } finally {
+      await o.done();
+    }
   });
 });
 
