@@ -489,8 +489,10 @@ export class SocketServer {
    * Accepts the server's end of a WebSocket for `clientId`
    * (`ctx.acceptWebSocket`), as `accept` does after the upgrade: its
    * attachment names the client, and it is told the last id the object
-   * handled from it. A socket this client had before is closed (4000,
-   * "replaced"): one socket per client.
+   * handled from it (once the messages an earlier socket gave the target
+   * are finished, if any are still in its mailbox). A socket this client
+   * had before is closed (4000, "replaced"), and its frames count for
+   * nothing: one socket per client.
    *
    * @example Usage
    * ```ts no-run: needs a Durable Object's socket
