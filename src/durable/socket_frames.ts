@@ -23,6 +23,16 @@ export const DEFAULT_PONG = CONTROL;
 /** The acknowledgement of message `id`. */
 export const ackFrame = (id: number): string => `${CONTROL}${id}`;
 
+/** The longest reason a refusal carries, in UTF-16 code units. */
+const MAX_REASON = 200;
+
+/**
+ * The refusal of message `id`: it became a dead letter in the object (its
+ * actor never processed it), for `reason` (cut to 200 code units).
+ */
+export const refusalFrame = (id: number, reason: string): string =>
+  `${CONTROL}x${id}:${reason.slice(0, MAX_REASON)}`;
+
 /** The server's word on connect: `id` is the last message it handled. */
 export const resumeFrame = (id: number): string => `${CONTROL}r${id}`;
 

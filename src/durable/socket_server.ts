@@ -29,6 +29,7 @@ import {
   DEFAULT_PING,
   DEFAULT_PONG,
   parseFrame,
+  refusalFrame,
   resumeFrame,
 } from "./socket_frames.ts";
 
@@ -36,6 +37,8 @@ import {
 const KEY = "understudy/socket/";
 /** The longest client id, in UTF-16 code units. */
 const MAX_CLIENT_ID = 256;
+/** How many refusals a client's record keeps (in memory), newest first: a copy of one is refused again. */
+const MAX_REFUSED = 1_000;
 
 /**
  * What a connection's ref sends to its client: text (not starting with
@@ -192,6 +195,11 @@ interface Client {
   /** Those of `pending` finished: the mark passes them once those below are. */
   readonly finished: Set<number>;
   /**
+   * The ids that became dead letters in this life, with their reasons (at
+   * most MAX_REFUSED, the newest): a copy is refused again, not acknowledged.
+   */
+  readonly refused: Map<number, string>;
+  /**
    * Its socket waits for the resume frame: sent when `handled` reaches
    * `delivered` (an earlier socket's messages were still in the mailbox).
    */
@@ -207,12 +215,18 @@ interface Attachment {
   delivered: number;
 }
 
+/**
+ * The object is done with a client's message: its turn ended, or (with a
+ * reason) it became a dead letter.
+ */
+type Done = (message: SocketMessage, refused?: string) => void;
+
 /** A client's message on its way to the target: the runtime says when its turn ended. */
 class Delivery extends TrackedMessage {
   readonly message: SocketMessage;
-  readonly #done: (message: SocketMessage) => void;
+  readonly #done: Done;
 
-  constructor(message: SocketMessage, done: (message: SocketMessage) => void) {
+  constructor(message: SocketMessage, done: Done) {
     super();
     this.message = message;
     this.#done = done;
@@ -222,11 +236,12 @@ class Delivery extends TrackedMessage {
     this.#done(this.message);
   }
 
-  // Its dead letter (the message inside) is the object's record of it: it
-  // counts as handled (and is acknowledged), so that a copy is not given
-  // to a stopped actor; the mark still waits for the ids below it.
-  undelivered(): void {
-    this.#done(this.message);
+  // Its dead letter (the message inside) is the object's record of it: the
+  // object is done with it (the mark passes it once those below are, so a
+  // copy is not given to a stopped actor), and the client is told it was
+  // refused, not acknowledged.
+  undelivered(reason: string): void {
+    this.#done(this.message, reason);
   }
 }
 
@@ -266,7 +281,11 @@ class Connection extends Actor<unknown> {
  * attachment, and the acknowledgement is sent: the output gate holds it
  * until the turn's writes, the actor's and the mark, are durable, so the
  * client's `Sent` (acknowledged) means the message was processed, and a
- * message never counts as processed without having been. The client id
+ * message never counts as processed without having been. One that becomes
+ * a dead letter in the object (the target's mailbox or stash full, the
+ * target stopped) is refused instead, with the reason: the client's
+ * `durableSocketAck()` makes it a dead letter there and does not send it
+ * again (docs/edge-socket.md says when a refusal can go unheard). The client id
  * and the mark survive hibernation (the attachment, and storage) and
  * eviction and restarts (storage). `connection(clientId)` is a ref the
  * object's actors tell to send to that client. Heartbeats are answered by
@@ -537,7 +556,7 @@ export class SocketServer {
   /**
    * For the object's `webSocketMessage` handler: a client's message goes
    * to the target (once; a copy of one already handled is acknowledged
-   * again); a heartbeat the platform did not answer is answered. A frame
+   * again, or refused again if this life refused it); a heartbeat the platform did not answer is answered. A frame
    * that is not the client's framing is a dead letter.
    *
    * @example Usage
@@ -573,6 +592,8 @@ export class SocketServer {
       );
     }
     const { id, data } = frame;
+    const refused = client.refused.get(id);
+    if (refused !== undefined) return socket.send(refusalFrame(id, refused));
     if (id <= client.handled || client.finished.has(id)) {
       return socket.send(ackFrame(id));
     }
@@ -719,6 +740,7 @@ export class SocketServer {
         delivered: mark,
         pending: [],
         finished: new Set(),
+        refused: new Map(),
         resuming: false,
         ref: undefined,
       };
@@ -766,21 +788,27 @@ export class SocketServer {
   }
 
   /**
-   * The turn that handled a client's message ended (or it became a dead
-   * letter): the mark advances past every id finished with no earlier one
-   * still waiting, written in that turn (the output gate holds the
-   * acknowledgement until it is durable); the id is acknowledged on the
-   * client's socket now, if any (the client matches acknowledgements by
-   * id). A socket waiting for its word is sent that instead, once nothing
-   * is left in the mailbox.
+   * The turn that handled a client's message ended (or, `refused`, it
+   * became a dead letter): the mark advances past every id finished with
+   * no earlier one still waiting, written in that turn (the output gate
+   * holds the acknowledgement until it is durable); the id is acknowledged
+   * (or refused, with the reason) on the client's socket now, if any (the
+   * client matches them by id). A socket waiting for its word is sent that
+   * instead, once nothing is left in the mailbox.
    */
-  readonly #handled = (message: SocketMessage): void => {
+  readonly #handled: Done = (message, refused) => {
     const client = this.#client(message.clientId);
     const { id } = message;
     const { pending, finished } = client;
     // Not one given in this life (it outlived its mark): nothing to do.
     if (!pending.includes(id)) return;
     finished.add(id);
+    if (refused !== undefined) {
+      client.refused.set(id, refused);
+      if (client.refused.size > MAX_REFUSED) {
+        client.refused.delete(client.refused.keys().next().value!);
+      }
+    }
     const before = client.handled;
     while (pending.length > 0 && finished.delete(pending[0])) {
       client.handled = pending.shift()!;
@@ -790,7 +818,11 @@ export class SocketServer {
     if (socket === undefined) return; // told on its next connect
     try {
       this.#attach(client);
-      if (!client.resuming) return socket.send(ackFrame(id));
+      if (!client.resuming) {
+        return socket.send(
+          refused === undefined ? ackFrame(id) : refusalFrame(id, refused),
+        );
+      }
       // Ids the word will cover: the socket hears of them from it.
       if (client.handled < client.delivered) return;
       client.resuming = false;

@@ -9,7 +9,9 @@
  * Client to server: message `id` with text `t` is the text frame `id:t`;
  * with binary data, a binary frame of the id (8 bytes, a big-endian
  * float64) then the bytes. Server to client: an acknowledgement is the text
- * frame U+0006 then the id; the server's word on connect (the last id it
+ * frame U+0006 then the id; a refusal (the message became a dead letter in
+ * the object: its actor never processed it) is U+0006 `x`, the id, `:`
+ * and the reason (at most 200 characters); the server's word on connect (the last id it
  * handled) is U+0006 `r` then that id; a heartbeat's answer is U+0006
  * alone. Every frame from the server that starts with U+0006 is the
  * library's; all others are the application's messages. The server's half
@@ -101,5 +103,15 @@ export function durableSocketAck(
       typeof frame === "string" && frame.startsWith(`${CONTROL}r`)
         ? Number(frame.slice(2))
         : undefined,
+    decodeRefusal(frame: unknown): { id: number; reason: string } | undefined {
+      const refusal = typeof frame === "string" &&
+          frame.startsWith(`${CONTROL}x`)
+        ? /^(\d+):/.exec(frame.slice(2))
+        : null;
+      const id = Number(refusal?.[1]);
+      return refusal && Number.isSafeInteger(id) && id > 0
+        ? { id, reason: refusal.input.slice(refusal[0].length) }
+        : undefined;
+    },
   };
 }

@@ -100,6 +100,18 @@ export interface AckOptions {
    */
   decodeResume?(data: unknown): number | undefined;
   /**
+   * For a server that refuses a message it will never process (a Durable
+   * Object's `SocketServer` refuses one that became a dead letter there):
+   * the id and the server's reason, if an incoming frame is a refusal,
+   * else `undefined`. A refused message still waiting for its
+   * acknowledgement leaves the buffer (it is never sent again) and goes to
+   * dead letters, as "refused by the server: " and the reason (a
+   * `"dropped"` event; its `sendConfirmed` rejects). Refusals are not
+   * reported as messages. Optional: without it, the server can only
+   * acknowledge.
+   */
+  decodeRefusal?(data: unknown): { id: number; reason: string } | undefined;
+  /**
    * How many messages may wait for their acknowledgement; a message that
    * would be one more goes to dead letters. Default 1000 (`Infinity`: no
    * limit).
@@ -249,8 +261,8 @@ export interface Settings
   readonly maxMessageBytes: number;
   readonly ttlMs: number;
   readonly ack:
-    | Required<Omit<AckOptions, "decodeResume">>
-      & Pick<AckOptions, "decodeResume">
+    | Required<Omit<AckOptions, "decodeResume" | "decodeRefusal">>
+      & Pick<AckOptions, "decodeResume" | "decodeRefusal">
     | undefined;
   readonly hiddenCloseMs: number;
   readonly page: PageLike | undefined;
@@ -352,7 +364,7 @@ export function settingsFrom(options: WebSocketOptions): Settings {
     if (typeof ack !== "object" || ack === null) {
       bad(
         "ack",
-        "{ encode, decodeAck, decodeResume?, maxUnacked?, maxAttempts? }",
+        "{ encode, decodeAck, decodeResume?, decodeRefusal?, maxUnacked?, maxAttempts? }",
         ack,
       );
     }
@@ -361,6 +373,7 @@ export function settingsFrom(options: WebSocketOptions): Settings {
       encode,
       decodeAck,
       decodeResume,
+      decodeRefusal,
       maxUnacked = 1_000,
       maxAttempts = 10,
     } = ack;
@@ -371,9 +384,19 @@ export function settingsFrom(options: WebSocketOptions): Settings {
     if (decodeResume !== undefined && typeof decodeResume !== "function") {
       bad("ack.decodeResume", "a function", decodeResume);
     }
+    if (decodeRefusal !== undefined && typeof decodeRefusal !== "function") {
+      bad("ack.decodeRefusal", "a function", decodeRefusal);
+    }
     checkCount(ACTION, "ack.maxUnacked", maxUnacked, 1);
     checkCount(ACTION, "ack.maxAttempts", maxAttempts, 1);
-    acks = { encode, decodeAck, decodeResume, maxUnacked, maxAttempts };
+    acks = {
+      encode,
+      decodeAck,
+      decodeResume,
+      decodeRefusal,
+      maxUnacked,
+      maxAttempts,
+    };
   }
   if (shouldReconnect !== undefined && typeof shouldReconnect !== "function") {
     bad("shouldReconnect", "a function", shouldReconnect);

@@ -437,6 +437,31 @@ export class SocketActor extends Actor<unknown> {
     sender?.tell(new Sent(send, true), this.self as never);
   }
 
+  /**
+   * With `ack.decodeRefusal`: whether `data` is the server's refusal of a
+   * message; one still waiting for its acknowledgement leaves the buffer,
+   * never to be sent again, and goes to dead letters.
+   */
+  #refused(data: unknown): boolean {
+    let refusal: { id: number; reason: string } | undefined;
+    try {
+      refusal = this.#settings.ack!.decodeRefusal!(data);
+    } catch (error) {
+      this.log.error("ack.decodeRefusal threw", error);
+    }
+    if (!refusal) return false;
+    const unconfirmed = this.#unconfirmed;
+    const i = unconfirmed.findIndex((outgoing) => outgoing.id === refusal.id);
+    // A second refusal, or none of ours: swallowed all the same.
+    if (i >= 0) {
+      this.#drop(
+        unconfirmed.splice(i, 1)[0],
+        `refused by the server: ${refusal.reason}`,
+      );
+    }
+    return true;
+  }
+
   /** Starts the attempt: opens the socket, once a URL function (if any) has given its URL. */
   #connect(): void {
     const { url, connectionTimeoutMs } = this.#settings;
@@ -533,6 +558,7 @@ export class SocketActor extends Actor<unknown> {
       this.#unverified = false;
       this.#publish(new WebSocketOpened(this.#connection, this.#ws!.protocol));
     }
+    if (ack?.decodeRefusal && this.#refused(data)) return;
     if (id !== undefined) return this.#acked(id);
     this.#publish(new WebSocketMessage(this.#connection, data));
   }

@@ -18,6 +18,7 @@ import {
   BackoffSupervisor,
   DeadLetter,
   Props,
+  UndeliveredError,
 } from "../../mod.ts";
 import { ManualScheduler, seededRandom } from "../../src/testing/mod.ts";
 import {
@@ -29,9 +30,10 @@ import {
   durableSocketAck,
   Send,
   type Sent,
+  WebSocketMessageDropped,
   websocketProps,
 } from "../../src/websocket/mod.ts";
-import { parseFrame } from "../../src/durable/socket_frames.ts";
+import { parseFrame, refusalFrame } from "../../src/durable/socket_frames.ts";
 import {
   FakeNetwork,
   type FakeWebSocket,
@@ -121,7 +123,14 @@ class World {
   /** Called after each frame the server was given (before its target's turn). */
   afterMessage: ((data: unknown) => void) | undefined;
 
-  constructor() {
+  /** `target` makes each life's target (a Recorder by default). */
+  constructor(
+    readonly target: (
+      system: ActorSystem,
+      store: Map<string, unknown>,
+    ) => ActorRef<SocketMessage> = (system, store) =>
+      system.actorOf(Props.create(() => new Recorder(store)), "room"),
+  ) {
     this.network.answer = "hang";
     this.network.onSend = (socket, data) => {
       const end = this.ends.get(socket);
@@ -164,10 +173,7 @@ class World {
       },
       delete: (key: string) => storage.delete(key),
     } as unknown as Map<string, unknown>;
-    const target = system.actorOf(
-      Props.create(() => new Recorder(view)),
-      "room",
-    );
+    const target = this.target(system, view);
     const sockets = new Map<ServerEnd, LifeSocket>();
     if (keepSockets) {
       for (const end of this.ends.values()) {
@@ -311,6 +317,38 @@ describe("socket server: the frames", () => {
     assert.equal(decodeAck("done"), undefined);
     assert.equal(decodeResume!("\u0006r5"), 5);
     assert.equal(decodeResume!("\u00065"), undefined);
+  });
+
+  it("the server's refusals are what the client reads; other frames are none", () => {
+    const { decodeAck, decodeRefusal } = durableSocketAck();
+    const reason = "mailbox full (capacity 1): ".padEnd(300, "x");
+    const frame = refusalFrame(7, reason);
+    assert.deepEqual(decodeRefusal!(frame), {
+      id: 7,
+      reason: reason.slice(0, 200),
+    });
+    assert.deepEqual(decodeRefusal!("\u0006x2:"), { id: 2, reason: "" });
+    assert.deepEqual(decodeRefusal!("\u0006x3:a:b"), { id: 3, reason: "a:b" });
+    for (
+      const bad of [
+        "\u00067",
+        "\u0006r7",
+        "\u0006x0:zero",
+        "\u0006x:no id",
+        "\u0006x7",
+        "\u0006x-1:negative",
+        "\u0006x1e3:exponent",
+        `\u0006x${"9".repeat(20)}:unsafe`,
+        "x7:no control",
+        "done",
+        new ArrayBuffer(8),
+        undefined,
+      ]
+    ) {
+      assert.equal(decodeRefusal!(bad), undefined, String(bad));
+    }
+    // A client without decodeRefusal swallows a refusal: none of its ids.
+    assert.equal(decodeAck(frame), 0);
   });
 });
 
@@ -813,7 +851,7 @@ describe("socket server: reloads, dead letters and replaced sockets", () => {
     }
   });
 
-  it("a dead letter (a full mailbox) is acknowledged, but the mark waits for the earlier ids: an eviction's next life has them sent again", async () => {
+  it("a dead letter (a full mailbox) is refused, with its reason, but the mark waits for the earlier ids: an eviction's next life has them sent again", async () => {
     const store = new Map<string, unknown>();
     const first = plainServer((system) =>
       system.actorOf(
@@ -830,7 +868,8 @@ describe("socket server: reloads, dead letters and replaced sockets", () => {
       first.server.webSocketMessage(socket, "1:a");
       first.server.webSocketMessage(socket, "2:b");
       first.server.webSocketMessage(socket, "3:c");
-      assert.deepEqual(socket.sent, ["\u0006r0", "\u00063"]);
+      const refusal = "\u0006x3:mailbox full (capacity 2)";
+      assert.deepEqual(socket.sent, ["\u0006r0", refusal]);
       assert.equal(store.get("understudy/socket/tab-1"), undefined);
       assert.deepEqual(
         first.deadLetters.map((d) => (d.message as SocketMessage).id),
@@ -850,13 +889,116 @@ describe("socket server: reloads, dead letters and replaced sockets", () => {
       assert.equal(store.get("understudy/socket/tab-1"), 3);
       assert.deepEqual(socket.sent.filter(isControl), [
         "\u0006r0",
-        "\u00063",
+        refusal,
         "\u00061",
         "\u00062",
       ]);
+      // A copy of the refused one is refused again, in this life.
+      first.server.webSocketMessage(socket, "3:c");
+      assert.equal(socket.sent.at(-1), refusal);
     } finally {
       await first.done();
       await second.done();
+    }
+  });
+
+  it("a message the object refuses (its actor's mailbox is full) is not acknowledged: a dead letter on the client with the server's reason, never sent again", async () => {
+    let release = () => {};
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    class Gated extends Actor<SocketMessage> {
+      constructor(readonly store: Map<string, unknown>) {
+        super();
+      }
+      async onReceive(message: SocketMessage): Promise<void> {
+        if (message.data === "a") await gate;
+        const log = (this.store.get("log") ?? []) as Log;
+        this.store.set("log", [...log, [
+          message.clientId,
+          message.id,
+          String(message.data),
+        ]]);
+      }
+    }
+    const world = new World((system, store) =>
+      system.actorOf(
+        Props.create(() => new Gated(store), { mailboxCapacity: 1 }),
+        "room",
+      )
+    );
+    const clientDeadLetters: DeadLetter[] = [];
+    world.clientSystem.eventStream.subscribe(
+      DeadLetter,
+      (dead) => clientDeadLetters.push(dead),
+    );
+    const dropped: WebSocketMessageDropped[] = [];
+    world.clientSystem.eventStream.subscribe(
+      WebSocketMessageDropped,
+      (event) => dropped.push(event),
+    );
+    try {
+      const connection = world.connect("tab-1");
+      await world.tick(1);
+      const replies = new Map<string, Sent[]>();
+      const failures = new Map<string, unknown>();
+      const ask = (text: string) =>
+        connection.ask<Sent>(new Send(text), 600_000).then(
+          (sent) => replies.set(text, [...(replies.get(text) ?? []), sent]),
+          (error) => failures.set(text, error),
+        );
+      ask("a");
+      await world.tick(1); // the actor awaits in its turn on a
+      ask("b"); // fills the mailbox
+      ask("c"); // refused
+      await world.tick(1);
+      await world.tick(1);
+      const reason = "refused by the server: mailbox full (capacity 1)";
+      const error = failures.get("c");
+      assert.ok(error instanceof UndeliveredError, String(error));
+      assert.equal(error.reason, reason);
+      assert.deepEqual(
+        clientDeadLetters.map((d) => [(d.message as Send).data, d.reason]),
+        [["c", reason]],
+      );
+      assert.deepEqual(
+        dropped.map((e) => [(e.message as Send).data, e.reason]),
+        [[
+          "c",
+          reason,
+        ]],
+      );
+      release();
+      await world.tick(1);
+      await world.tick(1);
+      ask("d");
+      await world.tick(1);
+      await world.tick(1);
+      // The connection drops and comes back: nothing is sent again.
+      world.drop();
+      for (let i = 0; i < 10; i++) await world.tick(10);
+      ask("e");
+      for (let i = 0; i < 3; i++) await world.tick(1);
+      assert.deepEqual(world.log.map((e) => e[1] + e[2]), [
+        "1a",
+        "2b",
+        "4d",
+        "5e",
+      ]);
+      assert.deepEqual(
+        [...replies].map(([text, sent]) => [
+          text,
+          sent.map((s) => s.acknowledged),
+        ]),
+        [["a", [true]], ["b", [true]], ["d", [true]], ["e", [true]]],
+      );
+      assert.deepEqual([...failures.keys()], ["c"]);
+      assert.ok(world.network.sockets.length >= 2, "it reconnected");
+      assert.deepEqual(
+        world.network.sockets.flatMap((s) => s.sent),
+        ["1:a", "2:b", "3:c", "4:d", "5:e"],
+      );
+    } finally {
+      release();
+      await world.done();
     }
   });
 
@@ -892,7 +1034,8 @@ describe("socket server: reloads, dead letters and replaced sockets", () => {
       o.server.webSocketMessage(socket, "4:z"); // over maxStashSize
       await o.scheduler.timePasses(5);
       assert.equal(store.get("understudy/socket/tab-1"), 1);
-      assert.deepEqual(socket.sent, ["\u0006r0", "\u00061", "\u00064"]);
+      const refusal = "\u0006x4:stash full (maxStashSize 2)";
+      assert.deepEqual(socket.sent, ["\u0006r0", "\u00061", refusal]);
       // The child is back, and is given those stashed.
       for (let i = 0; i < 4; i++) await o.scheduler.timePasses(500);
       assert.deepEqual(store.get("log"), [["tab-1", 2, "x"], [
@@ -904,7 +1047,7 @@ describe("socket server: reloads, dead letters and replaced sockets", () => {
       assert.deepEqual(socket.sent, [
         "\u0006r0",
         "\u00061",
-        "\u00064",
+        refusal,
         "\u00062",
         "\u00063",
       ]);

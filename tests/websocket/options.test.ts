@@ -354,6 +354,23 @@ describe("websocketProps options", () => {
     } as WebSocketOptions);
   });
 
+  it("takes ack.decodeRefusal as a function or undefined, and nothing else", () => {
+    const ack = { encode: String, decodeAck: () => undefined };
+    for (const decodeRefusal of ["\u0006x", 1, null, {}]) {
+      assertRejects(
+        { ack: { ...ack, decodeRefusal } },
+        TypeError,
+        '"ack.decodeRefusal" must be a function',
+        "(got ",
+      );
+    }
+    websocketProps({ ...base, ack: { ...ack, decodeRefusal: undefined } });
+    websocketProps({
+      ...base,
+      ack: { ...ack, decodeRefusal: () => undefined },
+    });
+  });
+
   it("asks for a WebSocket class where the runtime has none", () => {
     const host = globalThis as { WebSocket?: unknown };
     const saved = Object.getOwnPropertyDescriptor(host, "WebSocket");
