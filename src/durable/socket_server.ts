@@ -285,7 +285,8 @@ class Connection extends Actor<unknown> {
  * a dead letter in the object (the target's mailbox or stash full, the
  * target stopped) is refused instead, with the reason: the client's
  * `durableSocketAck()` makes it a dead letter there and does not send it
- * again (docs/edge-socket.md says when a refusal can go unheard). The client id
+ * again; on each connect, the refusals this life remembers go before the
+ * word (docs/edge-socket.md says when one is forgotten). The client id
  * and the mark survive hibernation (the attachment, and storage) and
  * eviction and restarts (storage). `connection(clientId)` is a ref the
  * object's actors tell to send to that client. Heartbeats are answered by
@@ -550,7 +551,7 @@ export class SocketServer {
     // until they are finished (see #handled): a reloaded page numbers its
     // messages from it, and must not take their ids for its own.
     client.resuming = client.delivered > client.handled;
-    if (!client.resuming) socket.send(resumeFrame(client.handled));
+    if (!client.resuming) this.#word(client, socket);
   }
 
   /**
@@ -826,11 +827,25 @@ export class SocketServer {
       // Ids the word will cover: the socket hears of them from it.
       if (client.handled < client.delivered) return;
       client.resuming = false;
-      socket.send(resumeFrame(client.handled));
+      this.#word(client, socket);
     } catch {
       // Closed: its close event comes, and the client hears on reconnect.
     }
   };
+
+  /**
+   * The word on connect, after the refusals this life remembers: the word
+   * marks every id up to it acknowledged, and the client may still hold a
+   * refused one (refused with no socket, or to one that was closing, or
+   * while the word was held). A refusal of an id it no longer holds is
+   * ignored there.
+   */
+  #word(client: Client, socket: HibernatableWebSocketLike): void {
+    for (const [id, reason] of client.refused) {
+      socket.send(refusalFrame(id, reason));
+    }
+    socket.send(resumeFrame(client.handled));
+  }
 
   /** Closes a socket whose frames count for nothing (4000): its client connects again. */
   #refuse(socket: HibernatableWebSocketLike, reason: string): undefined {

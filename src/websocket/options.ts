@@ -107,7 +107,8 @@ export interface AckOptions {
    * acknowledgement leaves the buffer (it is never sent again) and goes to
    * dead letters, as "refused by the server: " and the reason (a
    * `"dropped"` event; its `sendConfirmed` rejects). Refusals are not
-   * reported as messages. Optional: without it, the server can only
+   * reported as messages, and are heard before the server's word too
+   * (`decodeResume`). Optional: without it, the server can only
    * acknowledge.
    */
   decodeRefusal?(data: unknown): { id: number; reason: string } | undefined;

@@ -450,15 +450,18 @@ export class SocketActor extends Actor<unknown> {
       this.log.error("ack.decodeRefusal threw", error);
     }
     if (!refusal) return false;
-    const unconfirmed = this.#unconfirmed;
-    const i = unconfirmed.findIndex((outgoing) => outgoing.id === refusal.id);
-    // A second refusal, or none of ours: swallowed all the same.
-    if (i >= 0) {
+    // Written to this socket, or (before the server's word, which refusals
+    // precede) to an earlier one and waiting to be written again.
+    for (const waiting of [this.#unconfirmed, this.#resend]) {
+      const i = waiting.findIndex((outgoing) => outgoing.id === refusal.id);
+      if (i < 0) continue;
+      if (waiting === this.#resend) this.#waiting--;
       this.#drop(
-        unconfirmed.splice(i, 1)[0],
+        waiting.splice(i, 1)[0],
         `refused by the server: ${refusal.reason}`,
       );
     }
+    // A second refusal, or none of ours: swallowed all the same.
     return true;
   }
 
@@ -536,7 +539,9 @@ export class SocketActor extends Actor<unknown> {
       );
     }
     if (resuming) {
-      // Nothing counts before the server's word: the last id it handled.
+      // Nothing counts before the server's word (the last id it handled)
+      // but the refusals it sends first: ids the word will cover.
+      if (ack!.decodeRefusal && this.#refused(data)) return;
       if (typeof id !== "number" || !(id >= 0)) return;
       const handled = id;
       this.#resuming = false;

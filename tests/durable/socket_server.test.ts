@@ -1002,6 +1002,140 @@ describe("socket server: reloads, dead letters and replaced sockets", () => {
     }
   });
 
+  it("a refusal made with no socket (its actor stopped) goes before the next socket's word", async () => {
+    const store = new Map<string, unknown>();
+    class Stopping extends Actor<SocketMessage> {
+      onReceive(message: SocketMessage): void {
+        store.set("log", [...(store.get("log") as Log ?? []), [
+          message.clientId,
+          message.id,
+          String(message.data),
+        ]]);
+        this.context.stop(this.self);
+      }
+    }
+    const plain = plainServer(
+      (system) => system.actorOf(Props.create(() => new Stopping())),
+      store,
+    );
+    try {
+      const socket = new PlainSocket();
+      plain.server.adopt(socket, "tab-1");
+      plain.server.webSocketMessage(socket, "1:a");
+      plain.server.webSocketMessage(socket, "2:b");
+      plain.server.webSocketClose(socket, 1006, "", false);
+      // a is processed, the actor stops, and b is a dead letter: no socket.
+      for (let i = 0; i < 3; i++) await plain.scheduler.timePasses(0);
+      assert.deepEqual(store.get("log"), [["tab-1", 1, "a"]]);
+      assert.equal(store.get("understudy/socket/tab-1"), 2);
+      const [dead] = plain.deadLetters;
+      assert.equal((dead?.message as SocketMessage).id, 2);
+      const next = new PlainSocket();
+      plain.server.adopt(next, "tab-1");
+      assert.deepEqual(next.sent, [
+        refusalFrame(2, dead.reason!),
+        "\u0006r2",
+      ]);
+    } finally {
+      await plain.done();
+    }
+  });
+
+  it("a refusal lost with a dropping connection is sent again before the next word: a dead letter on the client, never acknowledged", async () => {
+    let release = () => {};
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    class Gated extends Actor<SocketMessage> {
+      constructor(readonly store: Map<string, unknown>) {
+        super();
+      }
+      async onReceive(message: SocketMessage): Promise<void> {
+        if (message.data === "a") await gate;
+        const log = (this.store.get("log") ?? []) as Log;
+        this.store.set("log", [...log, [
+          message.clientId,
+          message.id,
+          String(message.data),
+        ]]);
+      }
+    }
+    const world = new World((system, store) =>
+      system.actorOf(
+        Props.create(() => new Gated(store), { mailboxCapacity: 1 }),
+        "room",
+      )
+    );
+    const clientDeadLetters: DeadLetter[] = [];
+    world.clientSystem.eventStream.subscribe(
+      DeadLetter,
+      (dead) => clientDeadLetters.push(dead),
+    );
+    // The refusal of c is sent, then the connection drops before it lands.
+    world.afterMessage = (data) => {
+      if (data === "3:c") world.drop();
+    };
+    try {
+      const connection = world.connect("tab-1");
+      await world.tick(1);
+      const replies = new Map<string, Sent[]>();
+      const failures = new Map<string, unknown>();
+      const ask = (text: string) =>
+        connection.ask<Sent>(new Send(text), 600_000).then(
+          (sent) => replies.set(text, [...(replies.get(text) ?? []), sent]),
+          (error) => failures.set(text, error),
+        );
+      ask("a");
+      await world.tick(1); // the actor awaits in its turn on a
+      ask("b"); // fills the mailbox
+      ask("c"); // refused, and the refusal lost
+      await world.tick(1);
+      await world.tick(1);
+      assert.equal(failures.size, 0);
+      assert.equal(
+        world.serverDeadLetters.map((d) => (d.message as SocketMessage).id)
+          .join(),
+        "3",
+      );
+      // It reconnects while a and b are in the actor: the word is held.
+      for (let i = 0; i < 10; i++) await world.tick(10);
+      assert.equal(world.network.sockets.length, 2);
+      release();
+      for (let i = 0; i < 5; i++) await world.tick(1);
+      const reason = "refused by the server: mailbox full (capacity 1)";
+      const error = failures.get("c");
+      assert.ok(error instanceof UndeliveredError, String(error));
+      assert.equal(error.reason, reason);
+      assert.deepEqual(
+        clientDeadLetters.map((d) => [(d.message as Send).data, d.reason]),
+        [["c", reason]],
+      );
+      ask("d");
+      ask("e");
+      for (let i = 0; i < 5; i++) await world.tick(1);
+      assert.deepEqual(world.log.map((e) => e[1] + e[2]), [
+        "1a",
+        "2b",
+        "4d",
+        "5e",
+      ]);
+      assert.deepEqual(
+        [...replies].map(([text, sent]) => [
+          text,
+          sent.map((s) => s.acknowledged),
+        ]),
+        [["a", [true]], ["b", [true]], ["d", [true]], ["e", [true]]],
+      );
+      assert.deepEqual([...failures.keys()], ["c"]);
+      // Sent once each: c is not sent again after its refusal.
+      assert.deepEqual(
+        world.network.sockets.flatMap((s) => s.sent),
+        ["1:a", "2:b", "3:c", "4:d", "5:e"],
+      );
+    } finally {
+      release();
+      await world.done();
+    }
+  });
+
   it("a BackoffSupervisor's full stash: the newest is a dead letter, and the mark waits for those stashed", async () => {
     const store = new Map<string, unknown>();
     class Room extends Actor<SocketMessage> {
