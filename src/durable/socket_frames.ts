@@ -24,7 +24,7 @@ export const DEFAULT_PONG = CONTROL;
 export const ackFrame = (id: number): string => `${CONTROL}${id}`;
 
 /** The longest reason a refusal carries, in UTF-16 code units. */
-const MAX_REASON = 200;
+export const MAX_REASON = 200;
 
 /**
  * The refusal of message `id`: it became a dead letter in the object (its

@@ -28,6 +28,7 @@ import {
   CONTROL,
   DEFAULT_PING,
   DEFAULT_PONG,
+  MAX_REASON,
   parseFrame,
   refusalFrame,
   resumeFrame,
@@ -37,7 +38,13 @@ import {
 const KEY = "understudy/socket/";
 /** The longest client id, in UTF-16 code units. */
 const MAX_CLIENT_ID = 256;
-/** How many refusals a client's record keeps (in memory), newest first: a copy of one is refused again. */
+/**
+ * Where each client's refusals are stored (`[id, reason]` pairs, oldest
+ * first): this prefix, then the client id. Apart from KEY's: no client id
+ * makes one key the other's.
+ */
+const REFUSED_KEY = "understudy/socket-refused/";
+/** How many refusals a client's record keeps (in memory and stored), the newest: a copy of one is refused again. */
 const MAX_REFUSED = 1_000;
 
 /**
@@ -195,8 +202,9 @@ interface Client {
   /** Those of `pending` finished: the mark passes them once those below are. */
   readonly finished: Set<number>;
   /**
-   * The ids that became dead letters in this life, with their reasons (at
-   * most MAX_REFUSED, the newest): a copy is refused again, not acknowledged.
+   * The ids that became dead letters, with their reasons (at most
+   * MAX_REFUSED, the newest; stored, so read again in a later life): a copy
+   * is refused again, not acknowledged.
    */
   readonly refused: Map<number, string>;
   /**
@@ -285,10 +293,11 @@ class Connection extends Actor<unknown> {
  * a dead letter in the object (the target's mailbox or stash full, the
  * target stopped) is refused instead, with the reason: the client's
  * `durableSocketAck()` makes it a dead letter there and does not send it
- * again; on each connect, the refusals this life remembers go before the
- * word (docs/edge-socket.md says when one is forgotten). The client id
- * and the mark survive hibernation (the attachment, and storage) and
- * eviction and restarts (storage). `connection(clientId)` is a ref the
+ * again; on each connect, the client's refusals (stored with the mark,
+ * the newest 1,000) go before the word (docs/edge-socket.md says when one
+ * is forgotten). The client id, the mark and the refusals survive
+ * hibernation (the attachment, and storage) and eviction and restarts
+ * (storage). `connection(clientId)` is a ref the
  * object's actors tell to send to that client. Heartbeats are answered by
  * the platform (`ctx.setWebSocketAutoResponse`) without waking the object.
  *
@@ -557,7 +566,7 @@ export class SocketServer {
   /**
    * For the object's `webSocketMessage` handler: a client's message goes
    * to the target (once; a copy of one already handled is acknowledged
-   * again, or refused again if this life refused it); a heartbeat the platform did not answer is answered. A frame
+   * again, or refused again if it was refused, in this life or an earlier one); a heartbeat the platform did not answer is answered. A frame
    * that is not the client's framing is a dead letter.
    *
    * @example Usage
@@ -734,6 +743,18 @@ export class SocketServer {
     if (client === undefined) {
       const stored = this.#store.get(KEY + id);
       const mark = typeof stored === "number" ? stored : 0;
+      const refused = new Map<number, string>();
+      const storedRefusals = this.#store.get(REFUSED_KEY + id);
+      if (Array.isArray(storedRefusals)) {
+        for (const entry of storedRefusals) {
+          if (
+            Array.isArray(entry) && typeof entry[0] === "number" &&
+            typeof entry[1] === "string"
+          ) {
+            refused.set(entry[0], entry[1]);
+          }
+        }
+      }
       client = {
         id,
         socket: undefined,
@@ -741,7 +762,7 @@ export class SocketServer {
         delivered: mark,
         pending: [],
         finished: new Set(),
-        refused: new Map(),
+        refused,
         resuming: false,
         ref: undefined,
       };
@@ -805,10 +826,14 @@ export class SocketServer {
     if (!pending.includes(id)) return;
     finished.add(id);
     if (refused !== undefined) {
-      client.refused.set(id, refused);
+      // As the frame carries it: the stored list stays small.
+      client.refused.set(id, refused.slice(0, MAX_REASON));
       if (client.refused.size > MAX_REFUSED) {
         client.refused.delete(client.refused.keys().next().value!);
       }
+      // In the turn, with the mark: a later life refuses a copy again, and
+      // sends the refusal before its word.
+      this.#put(REFUSED_KEY + client.id, [...client.refused]);
     }
     const before = client.handled;
     while (pending.length > 0 && finished.delete(pending[0])) {
@@ -834,7 +859,7 @@ export class SocketServer {
   };
 
   /**
-   * The word on connect, after the refusals this life remembers: the word
+   * The word on connect, after the refusals the client's record keeps: the word
    * marks every id up to it acknowledged, and the client may still hold a
    * refused one (refused with no socket, or to one that was closing, or
    * while the word was held). A refusal of an id it no longer holds is

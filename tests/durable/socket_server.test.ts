@@ -875,10 +875,11 @@ describe("socket server: reloads, dead letters and replaced sockets", () => {
         first.deadLetters.map((d) => (d.message as SocketMessage).id),
         [3],
       );
-      // Evicted now: the next life tells the client that nothing was handled.
+      // Evicted now: the next life tells the client that nothing was handled,
+      // after the refusal (stored in its turn).
       const next = new PlainSocket();
       second.server.adopt(next, "tab-1");
-      assert.deepEqual(next.sent, ["\u0006r0"]);
+      assert.deepEqual(next.sent, [refusal, "\u0006r0"]);
       // Not evicted: once 1 and 2 are processed, the mark passes 3.
       await first.scheduler.timePasses(0);
       assert.deepEqual(store.get("log"), [["tab-1", 1, "a"], [
@@ -1038,6 +1039,100 @@ describe("socket server: reloads, dead letters and replaced sockets", () => {
       ]);
     } finally {
       await plain.done();
+    }
+  });
+
+  it("a refusal made with no socket goes, after an eviction, before the next life's word: never acknowledged", async () => {
+    const store = new Map<string, unknown>();
+    class Stopping extends Actor<SocketMessage> {
+      onReceive(message: SocketMessage): void {
+        store.set("log", [...(store.get("log") as Log ?? []), [
+          message.clientId,
+          message.id,
+          String(message.data),
+        ]]);
+        this.context.stop(this.self);
+      }
+    }
+    const first = plainServer(
+      (system) => system.actorOf(Props.create(() => new Stopping())),
+      store,
+    );
+    const second = plainServer(
+      (system) => system.actorOf(Props.create(() => new Recorder(store))),
+      store,
+    );
+    try {
+      const socket = new PlainSocket();
+      first.server.adopt(socket, "tab-1");
+      first.server.webSocketMessage(socket, "1:a");
+      first.server.webSocketMessage(socket, "2:b");
+      first.server.webSocketClose(socket, 1006, "", false);
+      // a is processed, the actor stops, and b is a dead letter: no socket.
+      for (let i = 0; i < 3; i++) await first.scheduler.timePasses(0);
+      assert.equal(store.get("understudy/socket/tab-1"), 2);
+      const [dead] = first.deadLetters;
+      assert.equal((dead?.message as SocketMessage).id, 2);
+      await first.done();
+      // Evicted: the next life reads the refusal from storage with the mark.
+      const next = new PlainSocket();
+      second.server.adopt(next, "tab-1");
+      assert.deepEqual(next.sent, [
+        refusalFrame(2, dead.reason!),
+        "\u0006r2",
+      ]);
+      // A copy of it is refused again there, not acknowledged.
+      second.server.webSocketMessage(next, "2:b");
+      assert.equal(next.sent.at(-1), refusalFrame(2, dead.reason!));
+      await second.scheduler.timePasses(0);
+      assert.deepEqual(store.get("log"), [["tab-1", 1, "a"]]);
+    } finally {
+      await first.done();
+      await second.done();
+    }
+  });
+
+  it("a copy of a refused id that reaches a later life (after an eviction) is refused again, not acknowledged", async () => {
+    const store = new Map<string, unknown>();
+    const first = plainServer((system) =>
+      system.actorOf(
+        Props.create(() => new Recorder(store), { mailboxCapacity: 2 }),
+      ), store);
+    const second = plainServer(
+      (system) => system.actorOf(Props.create(() => new Recorder(store))),
+      store,
+    );
+    try {
+      const socket = new PlainSocket();
+      first.server.adopt(socket, "tab-1");
+      first.server.webSocketMessage(socket, "1:a");
+      first.server.webSocketMessage(socket, "2:b");
+      first.server.webSocketMessage(socket, "3:c");
+      await first.scheduler.timePasses(0);
+      const refusal = "\u0006x3:mailbox full (capacity 2)";
+      assert.deepEqual(socket.sent.filter(isControl), [
+        "\u0006r0",
+        refusal,
+        "\u00061",
+        "\u00062",
+      ]);
+      assert.equal(store.get("understudy/socket/tab-1"), 3);
+      await first.done();
+      // Evicted; the client (its socket dropped) sends a copy of c.
+      const next = new PlainSocket();
+      second.server.adopt(next, "tab-1");
+      assert.deepEqual(next.sent, [refusal, "\u0006r3"]);
+      second.server.webSocketMessage(next, "3:c");
+      assert.equal(next.sent.at(-1), refusal);
+      assert.equal(next.sent.includes("\u00063"), false);
+      await second.scheduler.timePasses(0);
+      assert.deepEqual(
+        (store.get("log") as Log).map((e) => e[1] + e[2]),
+        ["1a", "2b"],
+      );
+    } finally {
+      await first.done();
+      await second.done();
     }
   });
 
