@@ -252,6 +252,32 @@ export function checkActorName(
 }
 
 /**
+ * Whether `value` is an instance of one of `classes`, asked where a hostile
+ * value may throw at the look (a revoked `Proxy` throws at `instanceof`):
+ * `undefined` then, for the caller to leave the value to the boundary that
+ * is made for it (an actor's turn).
+ *
+ * @example
+ * ```ts
+ * import { instanceOfAny } from "./validation.ts";
+ *
+ * instanceOfAny(new Date(), [Date, RegExp]); // true
+ * ```
+ */
+export function instanceOfAny(
+  value: unknown,
+  // deno-lint-ignore ban-types
+  classes: readonly Function[],
+): boolean | undefined {
+  try {
+    for (const type of classes) if (value instanceof type) return true;
+    return false;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
  * Shows a value in a message: strings quoted (so `"5"` is not mistaken for
  * `5`), bigints with their `n`, functions and objects by kind, numbers as
  * written. Never throws.

@@ -68,7 +68,7 @@ import type {
 import { logPolicyFailure } from "../backoff/_policy.ts";
 import { mayRestart } from "../supervision/restart_type.ts";
 import { type Directive, OneForOneStrategy } from "../supervision/strategy.ts";
-import { describeError, describeValue } from "../validation.ts";
+import { describeError, describeValue, instanceOfAny } from "../validation.ts";
 import {
   type BackoffOptions,
   type BackoffSettings,
@@ -101,25 +101,19 @@ import {
 // restart) matches nothing and is ignored. A respawn scheduled before a
 // deliberate stop can therefore never revive the child.
 
-/** The backoff wait is over: spawn the next child. */
 /**
- * Whether an object told to the supervisor is for its child: not its
- * protocol nor a `Terminated` (its own turn handles those). A message that
- * throws at the look (a revoked `Proxy`) waits for the turn too, whose
- * boundary is made for it.
+ * What a supervisor's own turn handles among the objects told to it (its
+ * protocol, a `Terminated`): never handed to the child by its door.
  */
-function forChild(message: object): boolean {
-  try {
-    return !(message instanceof Terminated ||
-      message instanceof GetCurrentChild ||
-      message instanceof GetRestartCount ||
-      message instanceof ResetRestartCount ||
-      message instanceof RespawnNow);
-  } catch {
-    return false;
-  }
-}
+const OWN_MESSAGES = [
+  Terminated,
+  GetCurrentChild,
+  GetRestartCount,
+  ResetRestartCount,
+  RespawnNow,
+];
 
+/** The backoff wait is over: spawn the next child. */
 class Respawn {}
 /** The new child's grace window is over: deliver the stash. */
 class GraceElapsed {}
@@ -550,9 +544,12 @@ export class BackoffSupervisor<T> extends Actor<unknown> {
           this.#stash.size === 0)) ||
       sender === state.child
     ) return false;
-    if (typeof message === "object" && message !== null && !forChild(message)) {
-      return false;
-    }
+    // Its own messages, and one that throws at the look (a revoked Proxy),
+    // wait for its turn, whose boundary is made for them.
+    if (
+      typeof message === "object" && message !== null &&
+      instanceOfAny(message, OWN_MESSAGES) !== false
+    ) return false;
     state.child.tell(message as T, sender);
     return true;
   }

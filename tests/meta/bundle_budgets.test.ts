@@ -44,8 +44,11 @@ const BUDGETS: Budget[] = [
   // issue 28: a program that uses only the socket's front door (`connect`).
   // issue 27: the socket actor's ack.decodeResume, 143 B; its
   // ack.decodeRefusal, 110 B; refusals heard before the word too, 6 B.
-  { id: "websocket-connect", ceiling: 23_070, target: 10_000 },
-  { id: "core-all", ceiling: 22_370, target: 18_000 },
+  { id: "websocket-connect", ceiling: 23_090, target: 10_000 },
+  // The BackoffSupervisor door's guard against a hostile message moved into
+  // validation.ts (instanceOfAny), the boundary for values: +7 B here, +14 B
+  // for `connect`.
+  { id: "core-all", ceiling: 22_380, target: 18_000 },
   // issue 29, item 3: the worker transport adds at most 4 KB to the kernel
   // program (`core-tell`): its main side (which carries a BackoffSupervisor
   // for `backoff`, ~3.5 KB of what it adds) and the worker's script. Both
