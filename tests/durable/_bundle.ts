@@ -47,19 +47,15 @@ export async function bundleWorker(entry: string): Promise<string> {
 }
 
 /**
- * Serves `bundle` from workerd with the Durable Object classes `objects`,
- * SQLite-backed (`enableSql`) and stored on disk under `dir/storage`, so
- * that storage and alarms outlive the workerd process: stop it and serve
- * again on the same `dir` to restart workerd. The caller removes `dir`.
+ * The workerd config of a `worker.js` whose Durable Object classes
+ * `objects` are SQLite-backed (`enableSql`) and stored under `disk`, served
+ * on `port` (0: any free one). Throws if the template it rewrites changed.
  */
-export async function serveOnDisk(
-  dir: string,
-  bundle: string,
+export function diskConfig(
   objects: Record<string, string>,
-): Promise<Workerd> {
-  const disk = join(dir, "storage");
-  mkdirSync(disk, { recursive: true });
-  writeFileSync(join(dir, "worker.js"), bundle);
+  disk: string,
+  port = 0,
+): string {
   const config = capnpConfig({
     modules: [{ name: "worker.js", path: "worker.js" }],
     durableObjects: objects,
@@ -77,10 +73,29 @@ export async function serveOnDisk(
       `(name = "main", worker = .worker), (name = "do-disk", disk = (path = ${
         JSON.stringify(disk)
       }, writable = true))`,
-    );
+    )
+    .replace('address = "127.0.0.1:0"', `address = "127.0.0.1:${port}"`);
   if (!config.includes("enableSql = true") || !config.includes("localDisk")) {
-    throw new Error(`serveOnDisk: the config was not rewritten:\n${config}`);
+    throw new Error(`diskConfig: the config was not rewritten:\n${config}`);
   }
+  return config;
+}
+
+/**
+ * Serves `bundle` from workerd with the Durable Object classes `objects`,
+ * SQLite-backed (`enableSql`) and stored on disk under `dir/storage`, so
+ * that storage and alarms outlive the workerd process: stop it and serve
+ * again on the same `dir` to restart workerd. The caller removes `dir`.
+ */
+export async function serveOnDisk(
+  dir: string,
+  bundle: string,
+  objects: Record<string, string>,
+): Promise<Workerd> {
+  const disk = join(dir, "storage");
+  mkdirSync(disk, { recursive: true });
+  writeFileSync(join(dir, "worker.js"), bundle);
+  const config = diskConfig(objects, disk);
   return await startWorkerd(join(dir, "config.capnp"), config);
 }
 

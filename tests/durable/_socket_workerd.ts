@@ -9,8 +9,8 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { findRepoRoot } from "../meta/_repo.ts";
-import { bundleWorker } from "./_bundle.ts";
-import { capnpConfig, startWorkerd } from "../../scripts/lib/workerd.mjs";
+import { bundleWorker, diskConfig } from "./_bundle.ts";
+import { startWorkerd } from "../../scripts/lib/workerd.mjs";
 
 const WORKER = join(findRepoRoot(), "tests", "durable", "_socket_worker.ts");
 
@@ -33,22 +33,7 @@ export async function serveSockets(): Promise<SocketWorkerd> {
   mkdirSync(disk, { recursive: true });
   writeFileSync(join(dir, "worker.js"), await bundleWorker(WORKER));
   const config = (port: number) =>
-    capnpConfig({
-      modules: [{ name: "worker.js", path: "worker.js" }],
-      durableObjects: { ROOM: "Room", ECHO: "Echo" },
-    })
-      .replace(/uniqueKey = ("[^"]*")\)/g, "uniqueKey = $1, enableSql = true)")
-      .replace(
-        "durableObjectStorage = (inMemory = void)",
-        'durableObjectStorage = (localDisk = "do-disk")',
-      )
-      .replace(
-        '(name = "main", worker = .worker)',
-        `(name = "main", worker = .worker), (name = "do-disk", disk = (path = ${
-          JSON.stringify(disk)
-        }, writable = true))`,
-      )
-      .replace('address = "127.0.0.1:0"', `address = "127.0.0.1:${port}"`);
+    diskConfig({ ROOM: "Room", ECHO: "Echo" }, disk, port);
   let worker: Awaited<ReturnType<typeof startWorkerd>>;
   try {
     worker = await startWorkerd(join(dir, "config.capnp"), config(0));
