@@ -100,6 +100,7 @@ export {
   realScheduler,
   type Scheduler,
 } from "./src/runtime/ports/scheduler.ts";
+export type { DueKeeper, EarlierDue } from "./src/runtime/ports/due_keeper.ts";
 export {
   AllForOneStrategy,
   decideByErrorClass,

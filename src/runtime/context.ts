@@ -36,6 +36,7 @@ import {
   TERMINATED,
   unwatch,
 } from "./features/watch.ts";
+import type { DueKeeper } from "./ports/due_keeper.ts";
 import type { RestartType } from "../supervision/restart_type.ts";
 import type { FaultHandlingStrategy } from "../supervision/strategy.ts";
 import type {
@@ -259,6 +260,10 @@ export abstract class CellContext<T> extends ActorRef<T>
 
   set supervisionState(state: SupervisionState | undefined) {
     this.ensureExtras().supervisionState = state;
+  }
+
+  get dueKeeper(): DueKeeper | undefined {
+    return this.core.scheduler.dueKeeper;
   }
 
   reportFailure(

@@ -32,6 +32,21 @@ export interface SupervisionState {
   backoff?: BackoffDecision;
 }
 
+/**
+ * What supervision takes of the due times a scheduler keeps (the runtime's
+ * `ports/due_keeper.ts`, `DueKeeper`, which fits).
+ */
+export interface KeptWaits {
+  takeEarlier(
+    path: string,
+    kind: string,
+  ): { readonly inMs: number; readonly data: unknown } | undefined;
+  drop(path: string, kind: string): void;
+}
+
+/** The kind a typed backoff's pending restart is kept as. */
+export const RESTART_KIND = "restart";
+
 /** A failed actor, as a supervision decision sees it: suspended, waiting for a verdict. */
 export interface Supervised {
   /** Its path, for log lines. */
@@ -46,6 +61,8 @@ export interface Supervised {
   readonly supervisor: Supervisor | undefined;
   /** What supervision keeps for it across restarts; `undefined` at first. */
   supervisionState: SupervisionState | undefined;
+  /** Where its scheduler keeps due times across the loss of memory, if anywhere. */
+  readonly dueKeeper: KeptWaits | undefined;
   /**
    * Replaces the instance; `message` is what it was handling, if anything.
    * With `after` (a sibling restarted in the same decision), the fresh
@@ -103,6 +120,14 @@ export interface FailureHandling {
   actorFailed(actor: Supervised, error: unknown, message: unknown): void;
   /** `actor` finished starting or restarting. */
   actorStarted(actor: Supervised): void;
+  /**
+   * At `actor`'s first start: `true` if an earlier life of its system kept a
+   * typed backoff's restart it was waiting for, which it now waits for
+   * again (with `restartAfter`); the actor then stays suspended.
+   */
+  restoreWait(actor: Supervised): boolean;
+  /** What a typed backoff's pending restart after `error` keeps with its due time. */
+  keptWait(actor: Supervised, error: unknown): unknown;
 }
 
 /**

@@ -19,9 +19,13 @@ import { logPolicyFailure } from "../backoff/_policy.ts";
 import { mayRestart } from "./restart_type.ts";
 import { BackoffDecision } from "./backoff_decision.ts";
 import { permitRestart } from "./classic.ts";
-import { describeValue } from "../validation.ts";
+import { describeError, describeValue } from "../validation.ts";
 import { type ErrorClass, matchErrorClass } from "./strategy.ts";
-import type { FailureHandling, Supervised } from "./supervised.ts";
+import {
+  type FailureHandling,
+  RESTART_KIND,
+  type Supervised,
+} from "./supervised.ts";
 import { stopActor, type TypedStrategy } from "./supervisor_strategy.ts";
 
 /**
@@ -80,17 +84,7 @@ export class TypedFailureHandling implements FailureHandling {
       case "backoff": {
         // One decision per actor, kept across its restarts: the count.
         const decision = (actor.supervisionState ??= {}).backoff ??=
-          new BackoffDecision({
-            policy: strategy.policy!,
-            minBackoff: 0, // only read by "after-min-stable"
-            maxBackoff: strategy.maxBackoff,
-            resetCounter: {
-              kind: "after-time",
-              ms: strategy.resetBackoffAfter,
-            },
-            triggerOn: "any",
-            maxRestarts: strategy.maxRestarts,
-          });
+          backoffDecision(strategy);
         const verdict = decision.childTerminated("failure", actor.now());
         if (verdict.action !== "respawn") {
           actor.reportFailure(error, "stop", logging);
@@ -122,8 +116,57 @@ export class TypedFailureHandling implements FailureHandling {
     }
   }
 
+  keptWait(actor: Supervised, error: unknown): unknown {
+    const strategy = this.strategyFor(error);
+    return [
+      actor.supervisionState?.backoff?.restartCount ?? 0,
+      this.clauses.findIndex((clause) => clause[1] === strategy),
+      describeError(error),
+    ];
+  }
+
+  restoreWait(actor: Supervised): boolean {
+    const keeper = actor.dueKeeper;
+    const earlier = keeper?.takeEarlier(actor.path, RESTART_KIND);
+    if (earlier === undefined) return false;
+    const [count, clause, why] = Array.isArray(earlier.data)
+      ? earlier.data
+      : [];
+    // The clause kept, or the first backoff one, should they have changed.
+    const at = typeof clause === "number" ? this.clauses[clause] : undefined;
+    const strategy = at?.[1].kind === "backoff"
+      ? at[1]
+      : this.clauses.find(([, s]) => s.kind === "backoff")?.[1];
+    if (strategy === undefined) {
+      keeper!.drop(actor.path, RESTART_KIND);
+      return false;
+    }
+    const decision = (actor.supervisionState ??= {}).backoff ??=
+      backoffDecision(strategy);
+    if (Number.isSafeInteger(count) && count > 0) decision.restartCount = count;
+    actor.restartAfter(
+      earlier.inMs > 0 ? earlier.inMs : 0,
+      new Error(typeof why === "string" ? why : "failed in an earlier life"),
+      undefined,
+      strategy.stashCapacity,
+    );
+    return true;
+  }
+
   actorStarted(actor: Supervised): void {
     // A backoff's stable run begins: the count resets after long enough.
     actor.supervisionState?.backoff?.childStarted(actor.now());
   }
+}
+
+/** A typed backoff's decision: count, wait, reset and give-up. */
+function backoffDecision(strategy: TypedStrategy): BackoffDecision {
+  return new BackoffDecision({
+    policy: strategy.policy!,
+    minBackoff: 0, // only read by "after-min-stable"
+    maxBackoff: strategy.maxBackoff,
+    resetCounter: { kind: "after-time", ms: strategy.resetBackoffAfter },
+    triggerOn: "any",
+    maxRestarts: strategy.maxRestarts,
+  });
 }

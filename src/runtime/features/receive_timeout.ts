@@ -15,11 +15,22 @@
  * has been idle the whole period, delivers `ReceiveTimeout` and starts a
  * new period. Internal, but for {@linkcode ReceiveTimeout}.
  *
+ * Where the scheduler keeps due times (a durable host's, `dueKeeper`), the
+ * due time is kept at each arming (a set, and each time the timer falls
+ * due: at most one write a period, none per message), with the period. An
+ * actor that sets its timeout while it starts, in a new life of the system
+ * (re-created after an eviction), takes back the idle time the earlier
+ * life kept: its first `ReceiveTimeout` comes at the kept due time (at once
+ * if that passed), not a full period later. Messages after the last arming
+ * were not kept, so it may come up to one period early.
+ *
  * @module
  */
 
 import type { CellPort } from "../kernel/cell_port.ts";
+import { NO_MESSAGE } from "../kernel/cell_state.ts";
 import { fail, MAX_TIMER_DELAY_MS } from "../../validation.ts";
+import type { KeptAs } from "./timers.ts";
 
 /**
  * The type of {@linkcode ReceiveTimeout}.
@@ -93,13 +104,36 @@ export function setReceiveTimeout(
   }
   const extras = cell.ensureExtras();
   extras.receiveTimeoutMs = checkReceiveTimeout(ms);
-  extras.lastMessageAt = cell.now();
+  const kept = keptAs(cell);
+  // Set while starting (no message turn): idle since what an earlier life
+  // kept, if it kept anything (a period P then, due in `inMs`: idle P − inMs).
+  const earlier = kept !== undefined && cell.turnMessage === NO_MESSAGE
+    ? kept.keeper.takeEarlier(kept.path, KIND)
+    : undefined;
+  const was = typeof earlier?.data === "number"
+    ? earlier.data - earlier.inMs
+    : NaN;
+  const idle = Number.isFinite(was) ? Math.min(ms, Math.max(0, was)) : 0;
+  extras.lastMessageAt = cell.now() - idle;
   cell.receiveTimeoutSet = true;
   cell.actorTimers().startInternalTimer(
     RECEIVE_TIMEOUT_KEY,
     ReceiveTimeout,
+    ms - idle,
+    kept,
     ms,
   );
+}
+
+/** What the receive timeout's due time is kept as, by the scheduler's keeper. */
+const KIND = "receive-timeout";
+
+/** Where `cell`'s receive timeout is kept, if its scheduler keeps due times. */
+function keptAs(cell: CellPort): KeptAs | undefined {
+  const keeper = cell.core.scheduler.dueKeeper;
+  return keeper === undefined
+    ? undefined
+    : { keeper, path: cell.path, kind: KIND };
 }
 
 /** A message (not a timer's) arrives: the receive timeout's period starts again. */
@@ -126,6 +160,8 @@ export function receiveTimeoutDue(cell: CellPort): boolean {
     RECEIVE_TIMEOUT_KEY,
     ReceiveTimeout,
     due ? ms : Math.min(ms, ms - idle),
+    keptAs(cell),
+    ms,
   );
   return due;
 }

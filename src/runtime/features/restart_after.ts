@@ -11,12 +11,19 @@
  * dead letters ("stash full while waiting to restart"). Internal to the
  * runtime; the cell calls these.
  *
+ * Where the scheduler keeps due times (a durable host's, `dueKeeper`), the
+ * wait's due time is kept with the restart count, until the restart (or a
+ * stop) forgets it: an actor re-created in a new life of the system (after
+ * an eviction) finds it at its first start, stays down until that time
+ * (messages waiting, as here), then restarts, its count kept, once.
+ *
  * @module
  */
 
 import type { CellPort } from "../kernel/cell_port.ts";
 import { isRuntimeNotice } from "../poison_pill.ts";
 import type { TimerTicket } from "./timers.ts";
+import { RESTART_KIND } from "../../supervision/supervised.ts";
 
 /** The key of the pending restart among the actor's timers. */
 export const RESTART_TIMER: unique symbol = Symbol("restart");
@@ -63,12 +70,21 @@ export function scheduleRestart(
     cell.core.deadLetter(over[i], over[i + 1], cell, STASH_FULL);
   }
   const due: RestartDue = { reason, message };
-  timers.startInternalTimer(RESTART_TIMER, due, delayMs);
+  const keeper = cell.core.scheduler.dueKeeper;
+  // Kept: what the typed backoff needs to wait again in a later life.
+  timers.startInternalTimer(
+    RESTART_TIMER,
+    due,
+    delayMs,
+    keeper && { keeper, path: cell.path, kind: RESTART_KIND },
+    keeper && cell.props.failureHandling?.keptWait(cell, reason),
+  );
 }
 
 /** The pending restart's timer fired: restart, unless a stop cancelled it. */
 export function restartDue(cell: CellPort, ticket: TimerTicket): void {
   if (!cell.actorTimers().accept(ticket)) return; // cancelled by a stop
+  ticket.forget(); // before the restart: at most once
   cell.ensureExtras().restartCapacity = -1;
   const due = ticket.message as RestartDue;
   if (cell.isSuspended) cell.restart(due.reason, due.message);

@@ -19,6 +19,14 @@ import { NO_MESSAGE } from "../kernel/cell_state.ts";
 import { Notice } from "../kernel/mailbox.ts";
 import { RECEIVE_TIMEOUT_KEY, receiveTimeoutDue } from "./receive_timeout.ts";
 import type { Scheduler } from "../ports/scheduler.ts";
+import type { DueKeeper } from "../ports/due_keeper.ts";
+
+/** Where an internal timer's due time is kept, to outlive the system's memory. Internal. */
+export interface KeptAs {
+  readonly keeper: DueKeeper;
+  readonly path: string;
+  readonly kind: string;
+}
 
 /**
  * Keyed timers of one actor, as `this.context.timers`. Each delivers its
@@ -161,8 +169,16 @@ export class TimerTicket extends Notice {
     public handle: unknown,
     /** The runtime's own timer (a receive timeout, a typed restart), which `cancelAll()` leaves alone. */
     readonly internal: boolean,
+    /** Where its due time is kept, if anywhere: forgotten when it is cancelled. */
+    readonly kept: KeptAs | undefined = undefined,
   ) {
     super();
+  }
+
+  /** Forgets the kept due time (cancelled, or it ran). */
+  forget(): void {
+    const kept = this.kept;
+    if (kept !== undefined) kept.keeper.drop(kept.path, kept.kind);
   }
 
   /** Its message, unless it was cancelled or replaced meanwhile. */
@@ -248,6 +264,7 @@ export class ActorTimers implements TimerScheduler {
     if (ticket === undefined) return;
     this.#active.delete(key);
     this.#scheduler.clearTimeout(ticket.handle);
+    ticket.forget();
   }
 
   cancelAll(): void {
@@ -263,16 +280,24 @@ export class ActorTimers implements TimerScheduler {
   /**
    * Starts a single timer of the runtime's own under a private key: the
    * user's `cancelAll()` leaves it alone, {@linkcode ActorTimers.clear}
-   * cancels it.
+   * cancels it. With `kept`, its due time (and `data`) is kept there
+   * until it is cancelled or the caller forgets it.
    */
-  startInternalTimer(key: symbol, message: unknown, delayMs: number): void {
-    this.#start(key, message, delayMs, -1, true);
+  startInternalTimer(
+    key: symbol,
+    message: unknown,
+    delayMs: number,
+    kept?: KeptAs,
+    data?: unknown,
+  ): void {
+    this.#start(key, message, delayMs, -1, true, kept, data);
   }
 
   /** Cancels every timer, the runtime's own too: the owner restarts. */
   clear(): void {
     for (const ticket of this.#active.values()) {
       this.#scheduler.clearTimeout(ticket.handle);
+      ticket.forget();
     }
     this.#active.clear();
   }
@@ -304,10 +329,22 @@ export class ActorTimers implements TimerScheduler {
     delayMs: number,
     repeatMs: number,
     internal: boolean,
+    kept?: KeptAs,
+    data?: unknown,
   ): void {
     if (this.#closed !== undefined) return this.#closed();
-    this.cancel(key);
-    const ticket = new TimerTicket(key, message, repeatMs, undefined, internal);
+    const old = this.#active.get(key);
+    if (old !== undefined) this.#scheduler.clearTimeout(old.handle);
+    // Replaced, not cancelled: what was kept for the key is kept anew.
+    kept?.keeper.keep(kept.path, kept.kind, delayMs, data);
+    const ticket = new TimerTicket(
+      key,
+      message,
+      repeatMs,
+      undefined,
+      internal,
+      kept,
+    );
     const scheduler = this.#scheduler;
     const fire = (): void => {
       if (this.#active.get(key) !== ticket) return;

@@ -442,7 +442,10 @@ export class ActorCell<T> extends CellContext<T> {
         ? NO_MESSAGE
         : extras.restartReason;
       if (extras !== undefined) extras.restartReason = NO_MESSAGE;
-      this.#start(restartReason);
+      const handling = this.#props.failureHandling; // a kept wait, waited again
+      if (restartReason === NO_MESSAGE && handling?.restoreWait(this)) {
+        this.#status = SUSPENDED;
+      } else this.#start(restartReason);
     }
     for (;;) {
       const flags = this.#flags;

@@ -19,6 +19,8 @@
  * @module
  */
 
+import type { DueKeeper } from "./due_keeper.ts";
+
 /**
  * What the runtime needs of time: start and cancel a one-shot timer, and
  * read a monotonic clock in milliseconds.
@@ -51,6 +53,12 @@ export interface Scheduler {
   clearTimeout(handle: unknown): void;
   /** A monotonic clock in milliseconds. */
   now(): number;
+  /**
+   * Where the due times of the runtime's own timers that must outlive the
+   * system's memory are kept (receive timeouts, typed backoff restarts);
+   * a durable Actor host's scheduler has one. Absent: nothing is kept.
+   */
+  readonly dueKeeper?: DueKeeper;
 }
 
 /**
