@@ -203,7 +203,8 @@ class Generation {
  * With the `durable` option, what must outlive that is in the object's
  * storage and its alarm wakes the object again: stored timers
  * (`host.timers`), durable patterns' records and `DurableState` values
- * (`host.store`); see docs/edge-durable.md.
+ * (`host.store`), and the due times of receive timeouts and typed backoff
+ * restarts (the scheduler's `dueKeeper`); see docs/edge-durable.md.
  *
  * What survives is in storage: the high-water marks of the tells it
  * received, so that a caller's retry is not taken twice.
@@ -507,7 +508,9 @@ export class ActorHost {
    * `ctx.blockConcurrencyWhile` (as `withActors` does): reads the alarm,
    * creates the system (`setup` re-creates the actors, which restore their
    * stored state in `preStart`), re-arms for the stored timers, and lets the
-   * actors start before any event reaches the object. Durable hosts only.
+   * actors start before any event reaches the object (taking back the due
+   * times of their receive timeouts and typed restarts; what no actor took
+   * back is dropped). Durable hosts only.
    *
    * @example Usage
    * ```ts no-run: needs a Durable Object's storage
@@ -530,6 +533,8 @@ export class ActorHost {
     await new Promise<void>((resolve) =>
       realScheduler.setTimeout(() => resolve(), 0)
     );
+    // Due times the earlier life kept for actors not re-created are dropped.
+    durable.due.settle();
   }
 
   /**

@@ -13,6 +13,7 @@
  */
 
 import type { Scheduler } from "../runtime/ports/scheduler.ts";
+import type { DueKeeper } from "../runtime/ports/due_keeper.ts";
 
 /**
  * The part of a Durable Object's `ctx.storage` the durable host uses: the
@@ -162,15 +163,18 @@ class AlarmTimer {
  * object is activated again and its actors, re-created by `createActors`,
  * start their timers anew in `preStart`. The callback itself cannot
  * survive an eviction (it is a closure); what the actor does at its start,
- * or what it stored, is what comes back. Internal.
+ * or what it stored, is what comes back; the runtime's own due times
+ * (receive timeouts, typed restarts) are kept by its `dueKeeper`. Internal.
  */
 export class AlarmScheduler implements Scheduler {
   readonly #inner: Scheduler;
   readonly #clock: AlarmClock;
+  readonly dueKeeper: DueKeeper;
 
-  constructor(inner: Scheduler, clock: AlarmClock) {
+  constructor(inner: Scheduler, clock: AlarmClock, dueKeeper: DueKeeper) {
     this.#inner = inner;
     this.#clock = clock;
+    this.dueKeeper = dueKeeper;
   }
 
   setTimeout(callback: () => void, delayMs: number): unknown {

@@ -22,6 +22,7 @@ import {
   type DurableStorageLike,
 } from "./alarm_clock.ts";
 import { DurableTimers } from "./durable_timers.ts";
+import { StoredDue } from "./stored_due.ts";
 
 /**
  * Options of a durable {@linkcode ActorHost} (`durable: { … }`, or
@@ -56,6 +57,8 @@ export interface DurableHostOptions {
 export class DurableHost {
   readonly clock: AlarmClock;
   readonly timers: DurableTimers;
+  /** The runtime's own due times (receive timeouts, typed restarts). */
+  readonly due: StoredDue;
   readonly store: DurableStore;
   readonly #maxAlarmRetries: number;
 
@@ -109,11 +112,17 @@ export class DurableHost {
         wallClock,
       );
     }
-    const clock = new AlarmClock(storage, wallClock, late, (error) => {
+    const failed = (what: string) => (error: unknown) => {
       const logger = log();
-      if (logger !== undefined) logger.error("setting the alarm failed", error);
-      else console.error("understudy: setting the alarm failed", error);
-    });
+      if (logger !== undefined) logger.error(`${what} failed`, error);
+      else console.error(`understudy: ${what} failed`, error);
+    };
+    const clock = new AlarmClock(
+      storage,
+      wallClock,
+      late,
+      failed("setting the alarm"),
+    );
     this.clock = clock;
     const kv = storage.kv;
     this.store = {
@@ -123,11 +132,16 @@ export class DurableHost {
       wakeAt: (wallMs) => clock.wantOnce(wallMs),
     };
     this.timers = new DurableTimers(this.store, clock);
+    this.due = new StoredDue(
+      this.store,
+      wallClock,
+      failed("keeping a due time"),
+    );
   }
 
-  /** A scheduler over `inner` whose timers also wake the object. */
+  /** A scheduler over `inner` whose timers also wake the object, and whose due times are kept. */
   scheduler(inner: Scheduler): Scheduler {
-    return new AlarmScheduler(inner, this.clock);
+    return new AlarmScheduler(inner, this.clock, this.due);
   }
 
   /**

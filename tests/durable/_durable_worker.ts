@@ -17,6 +17,9 @@ import {
   BackoffSender,
   BackoffSupervisor,
   Props,
+  ReceiveTimeout,
+  restartWithBackoff,
+  supervise,
 } from "../../mod.ts";
 import {
   durableBackoff,
@@ -55,6 +58,36 @@ class Ticking extends Actor<"tick"> {
   }
   onReceive(): void {
     record(this.name, "tick");
+  }
+}
+
+/** Sets a 2 s receive timeout at its start; records each ReceiveTimeout. */
+class Idle extends Actor<unknown> {
+  constructor(readonly name: string) {
+    super();
+  }
+  override preStart(): void {
+    this.context.setReceiveTimeout(2_000);
+  }
+  onReceive(message: unknown): void {
+    if (message === ReceiveTimeout) record(this.name, "timeout");
+  }
+}
+
+/** Fails on "fail" (a typed backoff restarts it); records its starts and messages. */
+class Flaky extends Actor<string> {
+  constructor(readonly name: string) {
+    super();
+  }
+  override preStart(): void {
+    record(this.name, "start", "preStart");
+  }
+  override postRestart(): void {
+    record(this.name, "start", "postRestart");
+  }
+  onReceive(message: string): void {
+    if (message === "fail") throw new Error("fails on purpose");
+    record(this.name, "flaky", message);
   }
 }
 
@@ -105,6 +138,22 @@ export class Keeper extends withActors(DurableObject, {
     this.actors.expose(
       system.actorOf(Props.create(() => new Log(name)), "log"),
     );
+    if (name.startsWith("idle")) {
+      system.actorOf(Props.create(() => new Idle(name)), "idle");
+    }
+    if (name.startsWith("typed")) {
+      this.actors.expose(system.actorOf(
+        supervise(Props.create(() => new Flaky(name))).onFailure(
+          Error,
+          restartWithBackoff({
+            minBackoff: 1_500,
+            maxBackoff: 60_000,
+            randomFactor: 0,
+          }),
+        ),
+        "flaky",
+      ));
+    }
     if (name.startsWith("tick")) {
       system.actorOf(Props.create(() => new Ticking(name)), "ticking");
     }

@@ -15,6 +15,9 @@ import {
   BackoffSupervisor,
   DeadLetter,
   Props,
+  ReceiveTimeout,
+  restartWithBackoff,
+  supervise,
 } from "../../mod.ts";
 import { ManualScheduler } from "../../src/testing/mod.ts";
 import {
@@ -572,6 +575,187 @@ describe("durable: ActorHost's durable option", () => {
     assert.deepEqual(seen, ["a", "b"]);
     assert.equal(starts.count, 2);
     assert.ok(sup !== undefined);
+    await host2.reset();
+    await host1.reset();
+  });
+});
+
+describe("durable: receive timeouts and typed backoff restarts across an eviction", () => {
+  const DUE = "understudy/due";
+
+  /** Sets a receive timeout at its start; records what it gets. */
+  class Idle extends Actor<unknown> {
+    constructor(readonly seen: unknown[]) {
+      super();
+    }
+    override preStart(): void {
+      this.context.setReceiveTimeout(1_000);
+    }
+    onReceive(message: unknown): void {
+      if (message === "cancel") this.context.setReceiveTimeout(undefined);
+      else if (message === "stop") this.context.stopSelf();
+      else this.seen.push(message === ReceiveTimeout ? "timeout" : message);
+    }
+  }
+
+  it("a receive timeout set at the start fires at the due time the earlier life kept, not a period after the activation, and not twice", async () => {
+    const storage = new FakeStorage();
+    const wall = { now: 0 };
+    const seen: unknown[] = [];
+    const setup = (system: ActorSystem) => {
+      system.actorOf(Props.create(() => new Idle(seen)), "idle");
+    };
+    const s1 = new ManualScheduler();
+    const host1 = object(storage, wall, s1, setup);
+    await host1.activate();
+    await s1.timePasses(400);
+    // Evicted at 400 (its timers never run again); activated again at 600.
+    wall.now = 600;
+    const s2 = new ManualScheduler();
+    const host2 = object(storage, wall, s2, setup);
+    await host2.activate();
+    await s2.timePasses(399);
+    assert.deepEqual(seen, [], "not before the kept due time");
+    wall.now = 1_000;
+    await s2.timePasses(1);
+    assert.deepEqual(seen, ["timeout"], "at the kept due time, 1,000");
+    // Evicted right after it: the next life waits for the next period.
+    wall.now = 1_050;
+    const s3 = new ManualScheduler();
+    const host3 = object(storage, wall, s3, setup);
+    await host3.activate();
+    await s3.timePasses(949);
+    assert.deepEqual(seen, ["timeout"], "not twice for one due time");
+    wall.now = 2_000;
+    await s3.timePasses(1);
+    assert.deepEqual(seen, ["timeout", "timeout"]);
+    await host3.reset();
+    await host2.reset();
+    await host1.reset();
+  });
+
+  it("a receive timeout costs no write per message: one when it is set and one each time it falls due; cancelled or stopped, it is dropped", async () => {
+    const storage = new FakeStorage();
+    const wall = { now: 0 };
+    const seen: unknown[] = [];
+    const scheduler = new ManualScheduler();
+    let idle: ActorRef<unknown> | undefined;
+    const host = object(storage, wall, scheduler, (system) => {
+      idle = system.actorOf(Props.create(() => new Idle(seen)), "idle");
+    });
+    await host.activate();
+    const set = storage.puts;
+    assert.deepEqual(storage.rows.get(DUE), [
+      ["/user/idle", "receive-timeout", 1_000, 1_000],
+    ]);
+    for (let t = 0; t < 50; t++) {
+      idle!.tell(t); // at 0, 10, … 490
+      await scheduler.timePasses(10);
+    }
+    assert.equal(storage.puts, set, "no write per message");
+    wall.now = 1_000;
+    await scheduler.timePasses(500); // falls due at 1,000: re-armed for the rest
+    assert.equal(storage.puts, set + 1);
+    assert.deepEqual(storage.rows.get(DUE), [
+      ["/user/idle", "receive-timeout", 1_490, 1_000],
+    ]);
+    idle!.tell("cancel");
+    await scheduler.timePasses(0);
+    assert.equal(storage.rows.get(DUE), undefined, "cancelled: dropped");
+    await host.reset();
+    const second = object(storage, wall, scheduler, (system) => {
+      idle = system.actorOf(Props.create(() => new Idle(seen)), "idle");
+    });
+    await second.activate();
+    assert.equal(storage.rows.has(DUE), true);
+    idle!.tell("stop");
+    await scheduler.timePasses(0);
+    assert.equal(storage.rows.get(DUE), undefined, "stopped: dropped");
+    await second.reset();
+  });
+
+  it("what an earlier life kept for an actor the activation does not re-create is dropped", async () => {
+    const storage = new FakeStorage();
+    const wall = { now: 0 };
+    const s1 = new ManualScheduler();
+    const host1 = object(storage, wall, s1, (system) => {
+      system.actorOf(Props.create(() => new Idle([])), "idle");
+    });
+    await host1.activate();
+    assert.equal(storage.rows.has(DUE), true);
+    const host2 = object(storage, wall, new ManualScheduler(), () => {});
+    await host2.activate();
+    assert.equal(storage.rows.get(DUE), undefined);
+    await host2.reset();
+    await host1.reset();
+  });
+
+  /** Fails on "fail"; records its starts and what it gets. */
+  class Flaky extends Actor<string> {
+    constructor(readonly events: unknown[]) {
+      super();
+    }
+    override preStart(): void {
+      this.events.push("preStart");
+    }
+    override postRestart(): void {
+      this.events.push("postRestart");
+    }
+    onReceive(message: string): void {
+      if (message === "fail") throw new Error("boom");
+      this.events.push(message);
+    }
+  }
+
+  it("an actor waiting for its typed backoff restart at eviction stays down until the kept due time, messages waiting, then restarts once with its count kept", async () => {
+    const storage = new FakeStorage();
+    const wall = { now: 0 };
+    let log: unknown[] = [];
+    let flaky: ActorRef<string> | undefined;
+    const setup = (system: ActorSystem) => {
+      flaky = system.actorOf(
+        supervise(Props.create(() => new Flaky(log))).onFailure(
+          Error,
+          restartWithBackoff({
+            minBackoff: 1_000,
+            maxBackoff: 8_000,
+            randomFactor: 0,
+          }),
+        ),
+        "flaky",
+      );
+    };
+    const s1 = new ManualScheduler();
+    const host1 = object(storage, wall, s1, setup);
+    await host1.activate();
+    flaky!.tell("fail"); // restart due at 1,000
+    await s1.timePasses(300);
+    // Evicted at 300; activated again at 500.
+    wall.now = 500;
+    log = [];
+    const s2 = new ManualScheduler();
+    const host2 = object(storage, wall, s2, setup);
+    await host2.activate();
+    flaky!.tell("m");
+    await s2.timePasses(499);
+    assert.deepEqual(log, [], "still down, m waiting");
+    wall.now = 1_000;
+    await s2.timePasses(1);
+    assert.deepEqual(log, ["postRestart", "m"]);
+    assert.equal(storage.rows.get(DUE), undefined, "forgotten at the restart");
+    // The count was kept: the next wait is the second one, 2,000 ms.
+    flaky!.tell("fail");
+    await s2.timePasses(1_999);
+    assert.deepEqual(log, ["postRestart", "m"]);
+    await s2.timePasses(1);
+    assert.deepEqual(log, ["postRestart", "m", "postRestart"]);
+    // Evicted after the restart: the next life starts it at once, as new.
+    log = [];
+    const s3 = new ManualScheduler();
+    const host3 = object(storage, wall, s3, setup);
+    await host3.activate();
+    assert.deepEqual(log, ["preStart"], "restarted once, not again");
+    await host3.reset();
     await host2.reset();
     await host1.reset();
   });

@@ -214,4 +214,49 @@ describe("durable: timers, respawns and stashes survive eviction, in workerd", (
       ["child", "r2"],
     ]);
   });
+
+  it("a receive timeout set at the start fires at the due time kept before ctx.abort(), not a period after the object is re-created, and once", async () => {
+    const start = Date.now();
+    await call("idle", "stored"); // creates the object: its timeout is due in 2 s
+    await evict("idle");
+    // The alarm wakes the object about 2.2 s in; the kept due time has
+    // passed, so ReceiveTimeout comes then (a fresh period: about 4.2 s).
+    const seen = await eventually("idle", (e) => count(e, "timeout") >= 1);
+    const elapsed = Date.now() - start;
+    assert.equal(count(seen, "timeout"), 1);
+    assert.equal(count(seen, "constructed"), 2, "woken by its alarm");
+    assert.ok(elapsed < 3_400, `ReceiveTimeout came ${elapsed} ms in`);
+    await sleep(1_000);
+    assert.equal(count(await events("idle"), "timeout"), 1, "once");
+    await evict("idle"); // stop it
+  });
+
+  it("an actor waiting for its typed backoff restart at ctx.abort() stays down until the kept due time, then restarts once with its count kept", async () => {
+    await call("typed", "send", ["fail"], "/user/flaky"); // restart due in 1.5 s
+    const failedAt = Date.now();
+    await evict("typed");
+    await call("typed", "send", ["m1"], "/user/flaky"); // re-created at once
+    let seen = await eventually("typed", (e) => count(e, "flaky") >= 1);
+    const waited = Date.now() - failedAt;
+    assert.ok(
+      waited >= 1_300,
+      `m1 was processed ${waited} ms after the failure`,
+    );
+    assert.deepEqual(
+      seen.filter((e) => e[0] === "start" || e[0] === "flaky"),
+      [
+        ["start", "preStart"],
+        ["start", "postRestart"],
+        ["flaky", "m1"],
+      ],
+    );
+    // The count was kept: the second wait is 3 s, not the first's 1.5 s.
+    await call("typed", "send", ["fail", "m2"], "/user/flaky");
+    const again = Date.now();
+    seen = await eventually("typed", (e) => count(e, "flaky") >= 2);
+    const second = Date.now() - again;
+    assert.ok(second >= 2_500, `the second wait was ${second} ms`);
+    assert.equal(count(seen, "start"), 3, "restarted once each time");
+    await evict("typed");
+  });
 });
