@@ -259,4 +259,30 @@ describe("durable: timers, respawns and stashes survive eviction, in workerd", (
     assert.equal(count(seen, "start"), 3, "restarted once each time");
     await evict("typed");
   });
+
+  it("a workerd restart: a receive timeout and a typed restart's wait kept before the kill keep their schedule in the new process", async () => {
+    const start = Date.now();
+    await call("idle-restart", "stored"); // its timeout is due in 2 s
+    await call("typed-restart", "send", ["fail"], "/user/flaky"); // 1.5 s
+    await worker.stop();
+    worker = await serve(dir, bundle);
+    // The new process's record starts empty: each object is woken by its
+    // alarm, once, and only this life's events are seen.
+    const idle = await eventually(
+      "idle-restart",
+      (e) => count(e, "timeout") >= 1,
+    );
+    const elapsed = Date.now() - start;
+    assert.ok(elapsed < 3_600, `ReceiveTimeout came ${elapsed} ms in`);
+    assert.equal(count(idle, "timeout"), 1);
+    const typed = await eventually(
+      "typed-restart",
+      (e) => count(e, "start") >= 1,
+    );
+    assert.deepEqual(typed.filter((e) => e[0] === "start"), [
+      ["start", "postRestart"],
+    ], "restarted on the kept schedule, not started anew");
+    await evict("idle-restart");
+    await evict("typed-restart");
+  });
 });
