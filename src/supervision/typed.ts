@@ -120,7 +120,9 @@ export class TypedFailureHandling implements FailureHandling {
     const strategy = this.strategyFor(error);
     return [
       actor.supervisionState?.backoff?.restartCount ?? 0,
-      this.clauses.findIndex((clause) => clause[1] === strategy),
+      error instanceof EarlierFailure
+        ? error.clause
+        : this.clauses.findIndex((clause) => clause[1] === strategy),
       describeError(error),
     ];
   }
@@ -134,9 +136,10 @@ export class TypedFailureHandling implements FailureHandling {
       : [];
     // The clause kept, or the first backoff one, should they have changed.
     const at = typeof clause === "number" ? this.clauses[clause] : undefined;
-    const strategy = at?.[1].kind === "backoff"
-      ? at[1]
-      : this.clauses.find(([, s]) => s.kind === "backoff")?.[1];
+    const index = at?.[1].kind === "backoff"
+      ? clause as number
+      : this.clauses.findIndex(([, s]) => s.kind === "backoff");
+    const strategy = this.clauses[index]?.[1];
     if (strategy === undefined) {
       keeper!.drop(actor.path, RESTART_KIND);
       return false;
@@ -146,7 +149,10 @@ export class TypedFailureHandling implements FailureHandling {
     if (Number.isSafeInteger(count) && count > 0) decision.restartCount = count;
     actor.restartAfter(
       earlier.inMs > 0 ? earlier.inMs : 0,
-      new Error(typeof why === "string" ? why : "failed in an earlier life"),
+      new EarlierFailure(
+        typeof why === "string" ? why : "failed in an earlier life",
+        index,
+      ),
       undefined,
       strategy.stashCapacity,
     );
@@ -169,4 +175,15 @@ function backoffDecision(strategy: TypedStrategy): BackoffDecision {
     triggerOn: "any",
     maxRestarts: strategy.maxRestarts,
   });
+}
+
+/**
+ * The reason of a restart an earlier life of the system kept: the failure's
+ * description, and the clause that decided (kept again should the wait be
+ * lost once more).
+ */
+class EarlierFailure extends Error {
+  constructor(message: string, readonly clause: number) {
+    super(message);
+  }
 }

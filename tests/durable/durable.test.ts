@@ -760,3 +760,71 @@ describe("durable: receive timeouts and typed backoff restarts across an evictio
     await host1.reset();
   });
 });
+
+describe("durable: a typed restart's clause, kept across two evictions", () => {
+  class Picky extends Actor<string> {
+    constructor(readonly events: unknown[]) {
+      super();
+    }
+    override postRestart(): void {
+      this.events.push("postRestart");
+    }
+    onReceive(message: string): void {
+      if (message === "type") throw new TypeError("typed");
+      this.events.push(message);
+    }
+  }
+
+  it("the clause that decided is kept again by a restored wait, so a later life restores the same strategy", async () => {
+    const storage = new FakeStorage();
+    const wall = { now: 0 };
+    const events: unknown[] = [];
+    let ref: ActorRef<string> | undefined;
+    const setup = (system: ActorSystem) => {
+      ref = system.actorOf(
+        supervise(Props.create(() => new Picky(events)))
+          .onFailure(
+            Error,
+            restartWithBackoff({
+              minBackoff: 1_000,
+              maxBackoff: 60_000,
+              randomFactor: 0,
+            }),
+          )
+          .onFailure(
+            TypeError,
+            restartWithBackoff({
+              minBackoff: 5_000,
+              maxBackoff: 60_000,
+              randomFactor: 0,
+            }),
+          ),
+        "picky",
+      );
+    };
+    const hosts: ActorHost[] = [];
+    const life = async () => {
+      const scheduler = new ManualScheduler();
+      const host = object(storage, wall, scheduler, setup);
+      hosts.push(host);
+      await host.activate();
+      return scheduler;
+    };
+    const first = await life();
+    ref!.tell("type"); // the TypeError clause: 5,000 ms
+    await first.timePasses(0);
+    wall.now = 100;
+    await life(); // evicted: waits again, the clause kept
+    wall.now = 200;
+    const third = await life(); // evicted again during the restored wait
+    wall.now = 5_000;
+    await third.timePasses(4_800);
+    assert.deepEqual(events, ["postRestart"]);
+    ref!.tell("type"); // the second wait of the TypeError clause: 10,000 ms
+    await third.timePasses(9_999);
+    assert.deepEqual(events, ["postRestart"], "not the Error clause's 2,000");
+    await third.timePasses(1);
+    assert.deepEqual(events, ["postRestart", "postRestart"]);
+    for (const host of hosts.reverse()) await host.reset();
+  });
+});
