@@ -50,7 +50,11 @@ describe("Mailbox queue", () => {
             }
           } else if (o.op === "removeOdd") {
             mailbox.removeWhere((m) => (m as number) % 2 === 1);
-            model.splice(0, model.length, ...model.filter(([m]) => m % 2 === 0));
+            model.splice(
+              0,
+              model.length,
+              ...model.filter(([m]) => m % 2 === 0),
+            );
           } else {
             const other = new Mailbox();
             const added: [number, string][] = [];
