@@ -180,15 +180,19 @@ export abstract class CellContext<T> extends ActorRef<T>
   }
 
   watch<R>(ref: ActorRef<R>): ActorRef<R> {
-    return this.#watch("watch", ref, TERMINATED);
+    return this.watchFor("watch", ref, TERMINATED);
   }
 
   watchWith<R>(ref: ActorRef<R>, message: T): ActorRef<R> {
-    return this.#watch("watchWith", ref, message);
+    return this.watchFor("watchWith", ref, message);
   }
 
   /** Both ways of watching: only actors can be, and watching oneself does nothing. */
-  #watch<R>(action: string, ref: ActorRef<R>, message: unknown): ActorRef<R> {
+  private watchFor<R>(
+    action: string,
+    ref: ActorRef<R>,
+    message: unknown,
+  ): ActorRef<R> {
     if (!(ref instanceof CellContext)) {
       // A ref of another isolate's actor watches for itself.
       if (isRemotelyWatchable(ref)) {

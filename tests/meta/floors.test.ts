@@ -232,6 +232,16 @@ describe("the floors of src/", () => {
     ]);
   });
 
+  it("the cell and its context have no #private methods (V8 gives each instance a brand: +8 B an actor)", () => {
+    const branded = ["kernel/cell.ts", "context.ts"].flatMap((file) =>
+      [
+        ...readFileSync(join(src, "runtime", file), "utf8")
+          .matchAll(/^ {2}(?:static )?#\w+\s*[(<]/gm),
+      ].map((m) => `${file}: ${m[0].trim()}`)
+    );
+    assert.deepEqual(branded, []);
+  });
+
   it("the cell stays within its line budget (ratchet; the target is 600)", () => {
     const lines =
       readFileSync(join(src, "runtime", "kernel", "cell.ts"), "utf8")

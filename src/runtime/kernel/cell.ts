@@ -257,7 +257,7 @@ export class ActorCell<T> extends CellContext<T> {
 
   /** Queues a runtime notice (a timer's tick, a Terminated): never handed, never a dead letter. */
   enqueueNotice(notice: Notice): void {
-    this.#queue(notice, undefined);
+    this.queue(notice, undefined);
   }
 
   /**
@@ -266,7 +266,7 @@ export class ActorCell<T> extends CellContext<T> {
    * a PoisonPill. Refused, it is a dead letter.
    */
   enqueueSent(message: Notice, sender: unknown): void {
-    this.#queue(message, sender);
+    this.queue(message, sender);
   }
 
   /**
@@ -286,8 +286,8 @@ export class ActorCell<T> extends CellContext<T> {
       this.core.dispatcher.schedule(this);
       return;
     }
-    if ((this.#flags & GUARDED) !== 0 && this.#guarded(message, sender)) return;
-    this.#queue(message, sender);
+    if ((this.#flags & GUARDED) !== 0 && this.guarded(message, sender)) return;
+    this.queue(message, sender);
   }
 
   /**
@@ -296,7 +296,7 @@ export class ActorCell<T> extends CellContext<T> {
    * with nothing queued, so it cannot overtake what waits. `true` if the
    * door delivered it.
    */
-  #guarded(message: unknown, sender: unknown): boolean {
+  private guarded(message: unknown, sender: unknown): boolean {
     if (this.core.inspecting) {
       this.core.eventStream.publish(
         new MessageSent(message, sender as ActorRef<never>, this),
@@ -316,7 +316,7 @@ export class ActorCell<T> extends CellContext<T> {
   }
 
   /** The general case of {@linkcode ActorCell.enqueue}: the mailbox, or dead letters. */
-  #queue(message: unknown, sender: unknown): void {
+  private queue(message: unknown, sender: unknown): void {
     if (this.#status >= SUSPENDED) {
       if (this.#status >= STOPPING) {
         // A runtime notice for a stopping actor was never sent by anyone.
@@ -388,16 +388,16 @@ export class ActorCell<T> extends CellContext<T> {
     const children = this.#extras?.children;
     children?.remove(child);
     if (this.#status === STOPPING) {
-      if (children === undefined || children.size === 0) this.#finishStop();
+      if (children === undefined || children.size === 0) this.finishStop();
     } else if (
-      (this.#flags & RESTART_PENDING) !== 0 && !this.#hasStoppingChildren()
+      (this.#flags & RESTART_PENDING) !== 0 && !this.hasStoppingChildren()
     ) {
       this.#flags &= ~RESTART_PENDING;
       this.scheduleIfRunnable();
     }
   }
 
-  #hasStoppingChildren(): boolean {
+  private hasStoppingChildren(): boolean {
     return this.#extras?.children?.some((child) => child.isStopping) ?? false;
   }
 
@@ -426,8 +426,8 @@ export class ActorCell<T> extends CellContext<T> {
         // with an object generically measured ~10% of a ping-pong.
         const message = this.#message;
         if (typeof message === "object" && message === PoisonPill) {
-          this.#poisoned(this.#sender);
-        } else this.#receive(message); // the handed message is already current
+          this.poisoned(this.#sender);
+        } else this.receive(message); // the handed message is already current
       } else this.settleHanded();
     }
     if (this.#status === NEW) {
@@ -445,14 +445,14 @@ export class ActorCell<T> extends CellContext<T> {
       const handling = this.#props.failureHandling; // a kept wait, waited again
       if (restartReason === NO_MESSAGE && handling?.restoreWait(this)) {
         this.#status = SUSPENDED;
-      } else this.#start(restartReason);
+      } else this.start(restartReason);
     }
     for (;;) {
       const flags = this.#flags;
       if ((flags & BUSY) !== 0) break;
       if ((flags & STOP_REQUESTED) !== 0) {
         this.#flags = flags & ~SCHEDULED;
-        this.#beginStop();
+        this.beginStop();
         return;
       }
       if (this.#status !== RUNNING) break;
@@ -471,7 +471,7 @@ export class ActorCell<T> extends CellContext<T> {
         (flags & RECEIVE_TIMEOUT) !== 0 &&
         !(message instanceof Notice && message.quiet)
       ) noteMessage(this);
-      this.#invoke(message, mailbox.shiftedSender);
+      this.invoke(message, mailbox.shiftedSender);
     }
     this.#flags &= ~SCHEDULED;
     // A restart or resume decided during this run may have left work to do.
@@ -513,26 +513,26 @@ export class ActorCell<T> extends CellContext<T> {
   }
 
   /** Opens a message taken from the mailbox (already current; a notice by its own `open`) and handles it. */
-  #invoke(message: unknown, sender: unknown): void {
+  private invoke(message: unknown, sender: unknown): void {
     if (message instanceof Notice) {
-      if ((message as unknown) === PoisonPill) return this.#poisoned(sender);
+      if ((message as unknown) === PoisonPill) return this.poisoned(sender);
       const opened = message.open(this);
       if (opened === NO_MESSAGE) {
         this.#message = NO_MESSAGE;
         return;
       }
       this.#sender = message.from(sender) as ActorRef<unknown> | undefined;
-      if ((this.#flags & GUARDED) !== 0) this.#inspect(opened);
+      if ((this.#flags & GUARDED) !== 0) this.inspect(opened);
       if (message.taken === undefined) {
         this.#message = opened;
-        return this.#receive(opened, message.quiet);
+        return this.receive(opened, message.quiet);
       }
       // It must hear when its turn ends. The turn's message stays the
       // notice, so that stash() keeps it as it came; taken when the turn
       // ends, unless stashed (TAKEN_OWED cleared) or held by an async
       // handler (taken when that ends).
       this.#flags |= TAKEN_OWED;
-      this.#receive(opened);
+      this.receive(opened);
       if ((this.#flags & TAKEN_OWED) !== 0) {
         this.#flags &= ~TAKEN_OWED;
         message.taken();
@@ -540,12 +540,12 @@ export class ActorCell<T> extends CellContext<T> {
       return;
     }
     this.#sender = sender as ActorRef<unknown> | undefined;
-    if ((this.#flags & GUARDED) !== 0) this.#inspect(message);
-    this.#receive(message);
+    if ((this.#flags & GUARDED) !== 0) this.inspect(message);
+    this.receive(message);
   }
 
   /** An inspected cell (never handed a message) publishes what its handler gets next. */
-  #inspect(message: unknown): void {
+  private inspect(message: unknown): void {
     if (!this.core.inspecting) return; // guarded for a pattern's door only
     this.core.eventStream.publish(
       new MessageReceived(message, this.#sender as ActorRef<never>, this),
@@ -557,7 +557,7 @@ export class ActorCell<T> extends CellContext<T> {
    * `timer`: the message is a timer's, which is no activity for a receive
    * timeout, nor is the time its async handler takes.
    */
-  #receive(message: unknown, timer = false): void {
+  private receive(message: unknown, timer = false): void {
     const sender = this.#sender;
     const result = receive(
       this.#actor as unknown as Actor<never>,
@@ -568,15 +568,15 @@ export class ActorCell<T> extends CellContext<T> {
       this.#message = NO_MESSAGE; // the turn is over
       this.#sender = undefined;
     } else if (result === THREW) {
-      this.#failTurn(thrown(), message, sender);
-    } else this.#holdUntilSettled(result, message, sender, undefined, timer);
+      this.failTurn(thrown(), message, sender);
+    } else this.holdUntilSettled(result, message, sender, undefined, timer);
   }
 
   /**
    * A `PoisonPill` reached the head of the mailbox: the actor stops as with
    * `stopSelf()`. The guardian is stopped by `system.terminate()` only.
    */
-  #poisoned(sender: unknown): void {
+  private poisoned(sender: unknown): void {
     this.#message = NO_MESSAGE;
     this.#sender = undefined;
     if (this.parentCell !== undefined) return this.requestStop();
@@ -589,7 +589,7 @@ export class ActorCell<T> extends CellContext<T> {
   }
 
   /** The handler threw or rejected: its message is a dead letter, unless `stash()` took it. */
-  #failTurn(error: unknown, message: unknown, sender: unknown): void {
+  private failTurn(error: unknown, message: unknown, sender: unknown): void {
     const current = this.#message;
     this.#message = NO_MESSAGE;
     this.#sender = undefined;
@@ -613,7 +613,7 @@ export class ActorCell<T> extends CellContext<T> {
    * settlement of one the cell no longer waits for (a restart replaced the
    * instance, a stop abandoned it) is stale.
    */
-  #holdUntilSettled(
+  private holdUntilSettled(
     result: PromiseLike<unknown>,
     message: unknown,
     sender: unknown,
@@ -662,7 +662,7 @@ export class ActorCell<T> extends CellContext<T> {
           extras.inFlight = undefined;
           this.#flags &= ~BUSY;
           endOwed(inFlight, putAside(this.#message));
-          this.#failTurn(error, message, sender);
+          this.failTurn(error, message, sender);
         } else {
           leftBehindSettled(this, inFlight);
           // Unless it was accounted for already (abandoned, or stashed).
@@ -693,7 +693,7 @@ export class ActorCell<T> extends CellContext<T> {
   // ── Start and restart ──
 
   /** A fresh instance, and `preStart` (first start) or `postRestart(reason)`. */
-  #start(restartReason: unknown): void {
+  private start(restartReason: unknown): void {
     this.#status = STARTING;
     this.#flags |= UNSTARTED;
     if (this.#extras !== undefined) this.#extras.retired = undefined;
@@ -705,19 +705,19 @@ export class ActorCell<T> extends CellContext<T> {
     const result = restartReason === NO_MESSAGE
       ? hook(user, "preStart")
       : hook(user, "postRestart", restartReason);
-    if (result === DONE) this.#started(restartReason);
+    if (result === DONE) this.started(restartReason);
     else if (result === THREW) this.fail(thrown());
     else {
-      this.#holdUntilSettled(
+      this.holdUntilSettled(
         result,
         NO_MESSAGE,
         undefined,
-        () => this.#started(restartReason),
+        () => this.started(restartReason),
       );
     }
   }
 
-  #started(restartReason: unknown): void {
+  private started(restartReason: unknown): void {
     if (this.#status !== STARTING) return;
     this.#status = RUNNING;
     this.#flags &= ~UNSTARTED;
@@ -772,17 +772,17 @@ export class ActorCell<T> extends CellContext<T> {
         (this.#mailbox ??= new Mailbox()).prependAll(extras.stash);
       }
     }
-    this.#retire(reason, message, inFlight);
+    this.retireInstance(reason, message, inFlight);
     this.ensureExtras().restartReason = reason;
     if (after instanceof ActorCell && after !== this && after.#status === NEW) {
       holdBehind(this, after.port);
     }
-    if (this.#hasStoppingChildren()) this.#flags |= RESTART_PENDING;
+    if (this.hasStoppingChildren()) this.#flags |= RESTART_PENDING;
     else this.scheduleIfRunnable();
   }
 
   retire(reason: unknown, message: unknown): void {
-    this.#retire(reason, message, undefined);
+    this.retireInstance(reason, message, undefined);
   }
 
   /**
@@ -790,7 +790,7 @@ export class ActorCell<T> extends CellContext<T> {
    * go. A restart does this at once; a typed backoff at the failure, before
    * its wait (as Akka Typed), so cleanup does not wait the backoff.
    */
-  #retire(
+  private retireInstance(
     reason: unknown,
     message: unknown,
     inFlight: InFlight | undefined,
@@ -886,7 +886,7 @@ export class ActorCell<T> extends CellContext<T> {
     this.#status = SUSPENDED;
     if ((this.#flags & STOP_REQUESTED) !== 0) {
       this.logError("failed", error);
-      return this.#beginStop();
+      return this.beginStop();
     }
     handleFailure(this, error, message);
   }
@@ -905,7 +905,7 @@ export class ActorCell<T> extends CellContext<T> {
   leftBehindEnded(): void {
     if (
       this.#status === STOPPING && (this.#extras?.children?.size ?? 0) === 0
-    ) this.#finishStop();
+    ) this.finishStop();
   }
 
   /** The shutdown timeout passed: abandon what the stop still waits for. */
@@ -923,22 +923,22 @@ export class ActorCell<T> extends CellContext<T> {
       );
     } else if (this.#status === POST_STOP) {
       reportTimedOut(this, "postStop", timeoutMs);
-      this.#terminated();
+      this.terminated();
     }
   }
 
   /** Drops timers, hands over or dead-letters the mailbox, stops the children (newest first). */
-  #beginStop(): void {
-    this.#enterStopping();
+  private beginStop(): void {
+    this.enterStopping();
     const children = this.#extras?.children;
     if (children === undefined || children.size === 0) {
-      return this.#finishStop();
+      return this.finishStop();
     }
     const all = children.toArray();
     for (let i = all.length - 1; i >= 0; i--) all[i].requestStop();
   }
 
-  #enterStopping(): void {
+  private enterStopping(): void {
     this.#status = STOPPING;
     this.#flags &= ~(STOP_REQUESTED | RESTART_PENDING);
     const extras = this.#extras;
@@ -966,26 +966,26 @@ export class ActorCell<T> extends CellContext<T> {
     if (this.#status === STOPPED) return;
     clearStopTimer(this);
     if ((this.#flags & BUSY) !== 0) abandonInFlight(this, timeoutMs);
-    if (this.#status < STOPPING) this.#enterStopping();
-    if (this.#status === STOPPING) this.#callPostStop(() => {});
+    if (this.#status < STOPPING) this.enterStopping();
+    if (this.#status === STOPPING) this.callPostStop(() => {});
     else reportTimedOut(this, "postStop", timeoutMs);
-    this.#terminated();
+    this.terminated();
   }
 
-  #finishStop(): void {
+  private finishStop(): void {
     if (this.#status !== STOPPING) return;
     // Handlers a restart left behind end first, as the one in flight does:
     // their messages were taken, and postStop cleans up after them.
     if ((this.#extras?.leftBehind?.size ?? 0) > 0) {
       return armStopTimer(this);
     }
-    const waiting = this.#callPostStop(() => this.#terminated());
+    const waiting = this.callPostStop(() => this.terminated());
     if (waiting) armStopTimer(this);
-    else this.#terminated();
+    else this.terminated();
   }
 
   /** Runs `postStop` once; `true` if it returned a promise, which calls `done` when settled. */
-  #callPostStop(done: () => void): boolean {
+  private callPostStop(done: () => void): boolean {
     this.#status = POST_STOP;
     const actor = this.#actor;
     if (actor === undefined) return false;
@@ -1002,7 +1002,7 @@ export class ActorCell<T> extends CellContext<T> {
     return true;
   }
 
-  #terminated(): void {
+  private terminated(): void {
     if (this.#status === STOPPED) return; // a postStop that settled after its timeout
     this.#status = STOPPED;
     clearStopTimer(this);
