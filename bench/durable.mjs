@@ -103,9 +103,12 @@ const VARIANTS = [
   },
 ];
 
-async function bundle() {
+/** Bundles the worker at `entryPoint` for workerd (`cloudflare:workers` left to it). */
+export async function bundleWorker(
+  entryPoint = join(benchDir, "durable", "worker.ts"),
+) {
   const result = await esbuild.build({
-    entryPoints: [join(benchDir, "durable", "worker.ts")],
+    entryPoints: [entryPoint],
     bundle: true,
     format: "esm",
     platform: "browser",
@@ -132,7 +135,7 @@ async function bundle() {
  * no /proc. Under a loaded machine a run's wall time measures the other
  * processes too; the CPU workerd spends on it does much less.
  */
-function cpuMs(pid) {
+export function cpuMs(pid) {
   try {
     let ns = 0;
     for (const tid of readdirSync(`/proc/${pid}/task`)) {
@@ -175,7 +178,7 @@ export async function runDurableBench(
   const dir = mkdtempSync(join(tmpdir(), "understudy-durable-bench-"));
   let worker;
   try {
-    writeFileSync(join(dir, "worker.js"), await bundle());
+    writeFileSync(join(dir, "worker.js"), await bundleWorker());
     worker = await startWorkerd(
       join(dir, "config.capnp"),
       capnpConfig({

@@ -22,18 +22,12 @@
  */
 
 import { execFileSync } from "node:child_process";
-import {
-  mkdirSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  writeFileSync,
-} from "node:fs";
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import process from "node:process";
 import { fileURLToPath } from "node:url";
-import * as esbuild from "esbuild";
 import { capnpConfig, startWorkerd } from "../scripts/lib/workerd.mjs";
+import { bundleWorker, cpuMs as workerCpuMs } from "./durable.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const args = Object.fromEntries(
@@ -101,26 +95,10 @@ export default {
 };
 `,
 );
-const bundled = await esbuild.build({
-  entryPoints: [join(out, "entry.ts")],
-  bundle: true,
-  format: "esm",
-  platform: "browser",
-  target: "es2022",
-  write: false,
-  logLevel: "silent",
-  minify: true,
-  plugins: [{
-    name: "cloudflare-workers",
-    setup(build) {
-      build.onResolve(
-        { filter: /(^|\/)cloudflare_workers\.ts$/ },
-        () => ({ path: "cloudflare:workers", external: true }),
-      );
-    },
-  }],
-});
-writeFileSync(join(out, "worker.js"), bundled.outputFiles[0].text);
+writeFileSync(
+  join(out, "worker.js"),
+  await bundleWorker(join(out, "entry.ts")),
+);
 const classes = {
   SENDER: "Sender",
   ANON_SENDER: "AnonSender",
@@ -139,21 +117,7 @@ const workerd = await startWorkerd(
   }),
 );
 
-/** CPU time workerd has used, in ms, over its threads (as bench/durable.mjs). */
-function cpuMs() {
-  try {
-    let ns = 0;
-    for (const tid of readdirSync(`/proc/${workerd.pid}/task`)) {
-      ns += Number(
-        readFileSync(`/proc/${workerd.pid}/task/${tid}/schedstat`, "utf8")
-          .split(" ")[0],
-      );
-    }
-    return ns / 1e6;
-  } catch {
-    return NaN;
-  }
-}
+const cpuMs = () => workerCpuMs(workerd.pid);
 
 const wall = {};
 const cpu = {};
