@@ -13,7 +13,10 @@
  * the request (one local HTTP round trip included, small next to N
  * messages). The variants alternate within each round, so that they share
  * the machine's state; the table shows medians of the rounds (5, after one
- * warm-up round) and the ratio to the awaited direct RPC.
+ * warm-up round) and the ratios to the awaited direct RPC, to hand batches
+ * (`rpc-batched`: the issue's baseline, which delivers into no actor and
+ * stores nothing) and to hand batches told to the actor with a storage
+ * write a batch (`rpc-batched-to-actor-marked`: exactly-once by hand).
  *
  * Prints a Markdown table and writes bench/results/durable.json (with
  * --quick: .build/bench/quick/durable.json). `runDurableBench({ quick })`
@@ -63,6 +66,16 @@ const VARIANTS = [
       "direct RPC, batches of 256 to understudyDeliver by hand (unnumbered)",
   },
   {
+    kind: "rpc-queued-to-actor",
+    label:
+      "direct RPC, N messages made first, then batches of 256 as runs, to the actor",
+  },
+  {
+    kind: "rpc-deliver-runs",
+    label:
+      "direct RPC, batches of 256 as runs to understudyDeliver by hand (unnumbered)",
+  },
+  {
     kind: "latency",
     label: "understudy, tell + ask awaited (N / 100 rounds), numbered",
   },
@@ -83,11 +96,19 @@ const VARIANTS = [
     kind: "rpc-batched-to-actor",
     label: "direct RPC, batches of 256 by hand, told to the actor there",
   },
+  {
+    kind: "rpc-batched-to-actor-marked",
+    label:
+      "direct RPC, batches of 256 by hand, told to the actor there, a storage write a batch",
+  },
 ];
 
-async function bundle() {
+/** Bundles the worker at `entryPoint` for workerd (`cloudflare:workers` left to it). */
+export async function bundleWorker(
+  entryPoint = join(benchDir, "durable", "worker.ts"),
+) {
   const result = await esbuild.build({
-    entryPoints: [join(benchDir, "durable", "worker.ts")],
+    entryPoints: [entryPoint],
     bundle: true,
     format: "esm",
     platform: "browser",
@@ -114,7 +135,7 @@ async function bundle() {
  * no /proc. Under a loaded machine a run's wall time measures the other
  * processes too; the CPU workerd spends on it does much less.
  */
-function cpuMs(pid) {
+export function cpuMs(pid) {
   try {
     let ns = 0;
     for (const tid of readdirSync(`/proc/${pid}/task`)) {
@@ -157,7 +178,7 @@ export async function runDurableBench(
   const dir = mkdtempSync(join(tmpdir(), "understudy-durable-bench-"));
   let worker;
   try {
-    writeFileSync(join(dir, "worker.js"), await bundle());
+    writeFileSync(join(dir, "worker.js"), await bundleWorker());
     worker = await startWorkerd(
       join(dir, "config.capnp"),
       capnpConfig({
@@ -206,6 +227,10 @@ export async function runDurableBench(
     }
     const base = n / (median(times["rpc-awaited"] ?? [NaN]) / 1000);
     const batched = n / (median(times["rpc-batched"] ?? [NaN]) / 1000);
+    // Hand batches told to the actor, a storage write a batch: what
+    // exactly-once delivery into an actor costs without understudy.
+    const marked = n /
+      (median(times["rpc-batched-to-actor-marked"] ?? [NaN]) / 1000);
     // The warm-up round's CPU is left out, as its time is.
     const cpuOf = (kind) => cpu[kind].slice(1);
     const batchedCpu = median(cpuOf("rpc-batched") ?? [NaN]);
@@ -248,6 +273,9 @@ export async function runDurableBench(
         ratioToBatchedRpc: latency || !Number.isFinite(batched)
           ? undefined
           : Math.round((perSecond / batched) * 100) / 100,
+        ratioToMarkedRpc: latency || !Number.isFinite(marked)
+          ? undefined
+          : Math.round((perSecond / marked) * 100) / 100,
       };
     });
     const results = {
@@ -272,14 +300,16 @@ export async function runDurableBench(
         fmt(n)
       } messages a run, median of ${rounds} rounds, variants alternating):`,
       "",
-      "| way | median ms (min–max) | messages/s | × awaited RPC | × batched RPC | workerd CPU ms (min–max) | × batched RPC, by CPU | ms per round trip | storage writes / message |",
-      "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+      "| way | median ms (min–max) | messages/s | × awaited RPC | × batched RPC | × batched RPC to the actor, a write a batch | workerd CPU ms (min–max) | × batched RPC, by CPU | ms per round trip | storage writes / message |",
+      "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
       ...rows.map((r) =>
         `| ${r.label} | ${r.medianMs} (${r.spreadMs[0]}–${r.spreadMs[1]}) | ${
           fmt(r.messagesPerSecond)
         } | ${r.ratioToAwaitedRpc?.toFixed(2) ?? "—"} | ${
           r.ratioToBatchedRpc?.toFixed(2) ?? "—"
-        } | ${r.cpuMedianMs} (${r.cpuSpreadMs[0]}–${r.cpuSpreadMs[1]}) | ${
+        } | ${r.ratioToMarkedRpc?.toFixed(2) ?? "—"} | ${r.cpuMedianMs} (${
+          r.cpuSpreadMs[0]
+        }–${r.cpuSpreadMs[1]}) | ${
           r.cpuRatioToBatchedRpc?.toFixed(2) ?? "—"
         } | ${r.msPerRoundTrip ?? "—"} | ${r.storageWritesPerMessage} |`
       ),
@@ -306,6 +336,10 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
     messages: nArg === undefined ? undefined : Number(nArg.slice(4)),
     log: (line) => process.stderr.write(`${line}\n`),
   });
+  // The command as run, flags included, so that a figure copied from the
+  // file says how to measure it again.
+  results.meta.command = ["node bench/durable.mjs", ...process.argv.slice(2)]
+    .join(" ");
   const out = quick || only || roundsArg || nArg
     ? join(root, ".build", "bench", "quick")
     : join(root, "bench", "results");

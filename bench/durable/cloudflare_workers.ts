@@ -13,6 +13,7 @@
 /** The part of `DurableObjectState` the bench uses. */
 export interface DurableObjectState {
   readonly id: { readonly name?: string };
+  readonly storage: { put(key: string, value: unknown): Promise<void> };
 }
 
 /** Cloudflare's Durable Object base class: the public methods of its subclasses are RPC methods. */

@@ -19,13 +19,23 @@
  *   the receiving actor by the receiver's RPC method: the floor under
  *   understudy's tells (RPC plus the actor), without their wire format,
  *   routing and numbering.
+ * - `rpc-batched-to-actor-marked`: the same, and the receiver stores the
+ *   batch's last number (one storage write a batch, not awaited: the
+ *   output gate holds the reply): exactly-once by hand, the floor under
+ *   understudy's numbered tells.
  * - `rpc-packets-to-actor`: the same in understudy's wire format
  *   (`[path, message, senderPath]` a message): what that format costs.
  * - `rpc-runs-to-actor`: the same in the runs format understudy's refs
  *   send (the paths once a run, then the messages).
+ * - `rpc-queued-to-actor`: the same, all N messages made before the
+ *   first call (as a queue holds the tells of one turn), then sent in
+ *   batches of 256: what holding them costs.
  * - `rpc-deliver`: the same batches handed to the receiver's
  *   `understudyDeliver` by hand (no identity): what the receiving host
  *   costs, without the sending side.
+ * - `rpc-deliver-runs`: the same in the runs format a remote ref sends:
+ *   the receiving host's cost against `rpc-runs-to-actor`, and the
+ *   sending side's against `understudy-unnumbered`.
  * - `latency` / `latency-unnumbered`: N / 100 rounds of one tell and one
  *   ask, each awaited: the round trip a tell adds, numbered or not.
  * - `rpc-awaited`: one RPC call per message, each awaited before the next.
@@ -79,6 +89,7 @@ interface ReceiverStub {
   receive(message: Msg): Promise<void>;
   receiveBatch(messages: Msg[]): Promise<void>;
   receiveBatchToActor(messages: Msg[]): Promise<void>;
+  receiveBatchToActorMarked(messages: Msg[], last: number): Promise<void>;
   receivePacketsToActor(packets: [string, Msg, string][]): Promise<void>;
   receiveRunsToActor(
     batch: { runs: (string | number)[]; messages: Msg[] },
@@ -86,7 +97,10 @@ interface ReceiverStub {
   understudyDeliver(
     from: null,
     first: number,
-    batch: [string, Msg, string][],
+    batch: [string, Msg, string][] | {
+      runs: (string | number)[];
+      messages: Msg[];
+    },
   ): Promise<void>;
   actorCount(): Promise<number>;
   actorZero(): Promise<void>;
@@ -100,6 +114,7 @@ export class Receiver extends withActors(DurableObject, {
   system: { logLevel: "warn" },
 }) {
   #plain = 0;
+  #marks = 0;
   #counter: ActorRef<Msg> | undefined;
   override createActors(system: ActorSystem): void {
     this.#counter = this.actors.expose(
@@ -114,6 +129,13 @@ export class Receiver extends withActors(DurableObject, {
   receiveBatchToActor(messages: Msg[]): void {
     const counter = this.#counter!;
     for (const message of messages) counter.tell(message);
+  }
+  /** Direct RPC: a batch of messages, each told to the receiving actor, and the batch's last number stored (one write a batch, as a high-water mark by hand). */
+  receiveBatchToActorMarked(messages: Msg[], last: number): void {
+    const counter = this.#counter!;
+    for (const message of messages) counter.tell(message);
+    this.ctx.storage.put("bench/mark", last).catch(() => {});
+    this.#marks++;
   }
   /** Direct RPC: a batch in understudy's wire format (`[path, message, senderPath]`), each message told to the receiving actor: what the wire format costs, without the rest. */
   receivePacketsToActor(packets: [string, Msg, string][]): void {
@@ -146,9 +168,9 @@ export class Receiver extends withActors(DurableObject, {
   count(): number {
     return this.#plain;
   }
-  /** Storage writes made for high-water marks so far. */
+  /** Storage writes made for high-water marks so far (by the host, and by hand). */
   storageWrites(): number {
-    return this.actors.storageWrites;
+    return this.actors.storageWrites + this.#marks;
   }
 }
 
@@ -210,14 +232,24 @@ function senderClass(binding: string | undefined) {
         }
         return counted(count * 100);
       }
-      if (kind === "rpc-batched-to-actor") {
+      if (
+        kind === "rpc-batched-to-actor" ||
+        kind === "rpc-batched-to-actor-marked"
+      ) {
         await receiver.actorZero();
         for (let start = 0; start < n; start += 256) {
           const batch: Msg[] = [];
           for (let seq = start; seq < Math.min(n, start + 256); seq++) {
             batch.push({ seq, body: "hello" });
           }
-          await receiver.receiveBatchToActor(batch);
+          if (kind === "rpc-batched-to-actor") {
+            await receiver.receiveBatchToActor(batch);
+          } else {
+            await receiver.receiveBatchToActorMarked(
+              batch,
+              start + batch.length,
+            );
+          }
         }
         return counted(await receiver.actorCount());
       }
@@ -230,6 +262,34 @@ function senderClass(binding: string | undefined) {
           }
           await receiver.receiveRunsToActor({
             runs: ["/user/counter", "/user/b", messages.length],
+            messages,
+          });
+        }
+        return counted(await receiver.actorCount());
+      }
+      if (kind === "rpc-queued-to-actor") {
+        await receiver.actorZero();
+        // All N made first, as a queue holds what was told in one turn.
+        const queued: Msg[] = [];
+        for (let seq = 0; seq < n; seq++) queued.push({ seq, body: "hello" });
+        for (let start = 0; start < n; start += 256) {
+          const messages = queued.slice(start, start + 256);
+          await receiver.receiveRunsToActor({
+            runs: ["/user/counter", "", messages.length],
+            messages,
+          });
+        }
+        return counted(await receiver.actorCount());
+      }
+      if (kind === "rpc-deliver-runs") {
+        await receiver.actorZero();
+        for (let start = 0; start < n; start += 256) {
+          const messages: Msg[] = [];
+          for (let seq = start; seq < Math.min(n, start + 256); seq++) {
+            messages.push({ seq, body: "hello" });
+          }
+          await receiver.understudyDeliver(null, 0, {
+            runs: ["/user/counter", "", messages.length],
             messages,
           });
         }

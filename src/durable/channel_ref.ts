@@ -68,12 +68,20 @@ export class ChannelRef<T> extends RemoteRef<T> {
   }
 
   tell(message: T, sender?: ActorRef<never>): void {
+    // Every field set, in one order (as for an ask): the queue's items
+    // share one shape and take no out-of-object storage when the channel
+    // numbers them (bench/durable.mjs holds 20,000 of them at once).
     this.#channel.send({
       to: this.#address.path,
       message,
       senderPath: this.#context.addressOf(sender),
       sender,
       recipient: this as ActorRef<never>,
+      ask: undefined,
+      alone: false,
+      askId: undefined,
+      seq: undefined,
+      incarnation: undefined,
     });
   }
 
@@ -94,6 +102,7 @@ export class ChannelRef<T> extends RemoteRef<T> {
       this.#channel.send({
         to: this.#address.path,
         message,
+        senderPath: undefined,
         sender: undefined,
         recipient: this as ActorRef<never>,
         ask: {
@@ -108,6 +117,10 @@ export class ChannelRef<T> extends RemoteRef<T> {
           timeoutMs: ms,
           deadline: this.#channel.now() + ms,
         },
+        alone: false,
+        askId: undefined,
+        seq: undefined,
+        incarnation: undefined,
       });
     });
   }

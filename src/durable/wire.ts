@@ -44,7 +44,7 @@ export function toWireBatch(
   }[],
 ): WireBatch {
   const runs: (string | number)[] = [];
-  const messages: unknown[] = new Array(items.length);
+  const messages: unknown[] = [];
   let to: string | undefined;
   let from: string | undefined;
   let count = 0;
@@ -58,7 +58,7 @@ export function toWireBatch(
       count = 0;
     }
     count++;
-    messages[i] = item.message;
+    messages.push(item.message);
   }
   if (count > 0) runs.push(to!, from!, count);
   return { runs, messages };
