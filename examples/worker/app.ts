@@ -10,7 +10,11 @@
  */
 
 import { Actor, type ActorRef, ActorSystem, Props } from "../../mod.ts";
-import { spawnInWorker, workerProps } from "../../src/worker/mod.ts";
+import {
+  spawnInWorker,
+  workerBackoff,
+  workerProps,
+} from "../../src/worker/mod.ts";
 
 /** The UI actor: ticks, and shows the longest delay of a tick so far. */
 class Ui extends Actor<"tick" | { status: string }> {
@@ -54,7 +58,7 @@ export async function run(
   const compute = system.actorOf(
     workerProps({
       create: () => new Worker(workerUrl, { type: "module" }),
-      backoff: { minBackoff: 100, maxBackoff: 5_000 },
+      backoff: workerBackoff({ minBackoff: 100, maxBackoff: 5_000 }),
       heartbeat: { intervalMs: 1_000, timeoutMs: 30_000 },
     }),
     "compute",

@@ -22,13 +22,13 @@
  * @example The main side
  * ```ts no-run: needs a worker script
  * import { ActorSystem } from "@understudy/core";
- * import { spawnInWorker, workerProps } from "@understudy/core/worker";
+ * import { spawnInWorker, workerBackoff, workerProps } from "@understudy/core/worker";
  *
  * const system = ActorSystem.create("app");
  * const worker = system.actorOf(
  *   workerProps({
  *     create: () => new Worker(new URL("./worker.ts", import.meta.url), { type: "module" }),
- *     backoff: { minBackoff: 100, maxBackoff: 5_000 },
+ *     backoff: workerBackoff({ minBackoff: 100, maxBackoff: 5_000 }),
  *   }),
  *   "compute",
  * );
@@ -52,7 +52,9 @@ export { Transfer } from "./transfer.ts";
 export {
   type RemoteRef,
   spawnInWorker,
+  type WorkerBackoff,
   type WorkerCommand,
   type WorkerOptions,
   workerProps,
 } from "./worker_props.ts";
+export { workerBackoff } from "./worker_backoff.ts";

@@ -28,7 +28,6 @@ import { actorOfWithHook, type DeliveryHook } from "../runtime/ports/remote.ts";
 import type { ActorRef } from "../runtime/actor_ref.ts";
 import { PoisonPill } from "../runtime/poison_pill.ts";
 import { Props } from "../runtime/props.ts";
-import { BackoffSupervisor } from "../patterns/backoff_supervisor.ts";
 import type { BackoffOptions } from "../patterns/backoff_options.ts";
 import {
   checkStrategy,
@@ -51,11 +50,11 @@ import type { Transfer } from "./transfer.ts";
  *
  * @example Usage
  * ```ts no-run: needs a worker script
- * import type { WorkerOptions } from "@understudy/core/worker";
+ * import { type WorkerOptions, workerBackoff } from "@understudy/core/worker";
  *
  * const options: WorkerOptions = {
  *   create: () => new Worker(new URL("./worker.ts", import.meta.url), { type: "module" }),
- *   backoff: { minBackoff: 100, maxBackoff: 5_000 },
+ *   backoff: workerBackoff({ minBackoff: 100, maxBackoff: 5_000 }),
  *   heartbeat: { intervalMs: 1_000, timeoutMs: 5_000 },
  * };
  * ```
@@ -71,12 +70,13 @@ export interface WorkerOptions {
    */
   readonly create: (died: (reason: unknown) => void) => unknown;
   /**
-   * Supervise the worker with a BackoffSupervisor: a worker that dies is
+   * Supervise the worker with a BackoffSupervisor, as made by
+   * `workerBackoff(options)` (`worker_backoff.ts`): a worker that dies is
    * terminated and a new one started after a growing delay, and messages
-   * wait meanwhile. The options of `BackoffSupervisor.props` except
-   * `childProps` and `childName`.
+   * wait meanwhile. An import of its own, so that a program that does not
+   * use it does not bundle the supervisor.
    */
-  readonly backoff?: Omit<BackoffOptions<unknown>, "childProps" | "childName">;
+  readonly backoff?: WorkerBackoff;
   /**
    * Without `backoff`: the strategy for the worker's owner, which fails
    * with a `WorkerDiedError` when the worker dies. Default: stop (the gate
@@ -95,6 +95,29 @@ export interface WorkerOptions {
     readonly timeoutMs: number;
   };
 }
+
+/**
+ * A worker's BackoffSupervisor, made by `workerBackoff(options)`, for
+ * {@linkcode WorkerOptions.backoff}; `options` are what it was given.
+ *
+ * @example Usage
+ * ```ts
+ * import { type WorkerBackoff, workerBackoff } from "@understudy/core/worker";
+ *
+ * const backoff: WorkerBackoff = workerBackoff({ minBackoff: 100, maxBackoff: 5_000 });
+ * console.log(backoff.options.maxBackoff); // 5000
+ * ```
+ */
+export interface WorkerBackoff {
+  /** The BackoffSupervisor's options, without its child. */
+  readonly options: Omit<BackoffOptions<unknown>, "childProps" | "childName">;
+}
+
+/** How each `workerBackoff` value supervises the worker's host (`worker_backoff.ts`). Internal. */
+export const workerBackoffs: WeakMap<
+  WorkerBackoff,
+  (childProps: Props<unknown>) => Props<unknown>
+> = new WeakMap();
 
 /**
  * Messages the gate of {@linkcode workerProps} accepts: spawn requests.
@@ -245,7 +268,9 @@ function shortcut(
 /** The checked options. */
 interface GateSettings {
   readonly create: WorkerOptions["create"];
-  readonly backoff: WorkerOptions["backoff"];
+  readonly backoff:
+    | ((childProps: Props<unknown>) => Props<unknown>)
+    | undefined;
   readonly strategy: FaultHandlingStrategy;
   readonly heartbeat: HostSettings["heartbeat"];
 }
@@ -268,7 +293,6 @@ class WorkerGate extends Actor<unknown> {
   override preStart(): void {
     const settings = this.#settings;
     const spawns = this.#spawns;
-    const supervised = settings.backoff !== undefined;
     const conduit = this.#conduit = new Conduit();
     const hostProps = Props.create(() =>
       new WorkerHost({
@@ -278,13 +302,8 @@ class WorkerGate extends Actor<unknown> {
         conduit,
       })
     );
-    const linkProps = supervised
-      ? BackoffSupervisor.props({
-        ...settings.backoff!,
-        childProps: hostProps,
-        childName: "worker",
-      })
-      : hostProps;
+    const linkProps = settings.backoff?.(hostProps as Props<unknown>) ??
+      hostProps;
     const link = this.context.actorOf(
       linkProps as Props<unknown>,
       LINK_NAME,
@@ -393,13 +412,13 @@ class WorkerGate extends Actor<unknown> {
  * @example Usage
  * ```ts no-run: needs a worker script
  * import { type ActorRef, ActorSystem } from "@understudy/core";
- * import { spawnInWorker, workerProps } from "@understudy/core/worker";
+ * import { spawnInWorker, workerBackoff, workerProps } from "@understudy/core/worker";
  *
  * const system = ActorSystem.create("app");
  * const worker = system.actorOf(
  *   workerProps({
  *     create: () => new Worker(new URL("./worker.ts", import.meta.url), { type: "module" }),
- *     backoff: { minBackoff: 100, maxBackoff: 5_000 },
+ *     backoff: workerBackoff({ minBackoff: 100, maxBackoff: 5_000 }),
  *   }),
  *   "compute",
  * );
@@ -430,17 +449,16 @@ export function workerProps(options: WorkerOptions): Props<WorkerCommand> {
   if (options.strategy !== undefined) {
     checkStrategy(action, "strategy", options.strategy);
   }
-  if (options.backoff !== undefined) {
-    if (typeof options.backoff !== "object" || options.backoff === null) {
-      fail(action, "backoff", "an object", options.backoff);
-    }
-    // Checked now (by the BackoffSupervisor's own checks), not at start.
-    BackoffSupervisor.props({
-      ...options.backoff,
-      childProps: Props.create(() =>
-        new RemoteStandIn(undefined!, "", new StandInState(), () => undefined)
-      ),
-    });
+  const backoff = options.backoff === undefined
+    ? undefined
+    : workerBackoffs.get(options.backoff);
+  if (options.backoff !== undefined && backoff === undefined) {
+    fail(
+      action,
+      "backoff",
+      "a value made by workerBackoff({ minBackoff, maxBackoff, … })",
+      options.backoff,
+    );
   }
   let heartbeat: HostSettings["heartbeat"] = undefined;
   if (options.heartbeat !== undefined) {
@@ -455,7 +473,7 @@ export function workerProps(options: WorkerOptions): Props<WorkerCommand> {
   }
   const settings: GateSettings = {
     create: options.create,
-    backoff: options.backoff === undefined ? undefined : { ...options.backoff },
+    backoff,
     strategy: options.strategy ?? stoppingStrategy,
     heartbeat,
   };
@@ -472,7 +490,7 @@ export function workerProps(options: WorkerOptions): Props<WorkerCommand> {
  * @example Usage
  * ```ts no-run: needs a worker script
  * import { ActorSystem } from "@understudy/core";
- * import { spawnInWorker, workerProps } from "@understudy/core/worker";
+ * import { spawnInWorker, workerBackoff, workerProps } from "@understudy/core/worker";
  *
  * const system = ActorSystem.create("app");
  * const worker = system.actorOf(workerProps({ create: () => new Worker("./worker.js", { type: "module" }) }));

@@ -64,7 +64,9 @@ const BUDGETS: Budget[] = [
   // for `backoff`, ~3.5 KB of what it adds) and the worker's script. Both
   // carry the kernel's growth in the seal (+248 B) and the main side the
   // BackoffSupervisor's door too.
-  { id: "worker-main", ceiling: 23_690, target: 12_000 },
+  // `workerBackoff` an import of its own: the main side without backoff no
+  // longer bundles the BackoffSupervisor, -3,636 B.
+  { id: "worker-main", ceiling: 20_050, target: 12_000 },
   { id: "worker-serve", ceiling: 17_750, target: 12_000 },
 ];
 

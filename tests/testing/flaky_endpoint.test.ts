@@ -2,6 +2,7 @@
 // FlakyEndpoint and flakyWorkers: the worker adapter of the flaky link,
 // over the fake worker of the worker tests (runs everywhere, workerd
 // included, which has no MessageChannel).
+import { workerBackoff } from "../../src/worker/worker_backoff.ts";
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { ActorSystem } from "../../src/runtime/actor_system.ts";
@@ -125,7 +126,7 @@ describe("flakyWorkers", () => {
       const worker = system.actorOf(
         workerProps({
           create: flaky.create,
-          backoff: { minBackoff: 10, maxBackoff: 10 },
+          backoff: workerBackoff({ minBackoff: 10, maxBackoff: 10 }),
         }),
       );
       let echo: { ask<R>(m: unknown, ms: number): Promise<R> } | undefined;

@@ -20,6 +20,7 @@
 // is never also a dead letter, since its acknowledgement crosses in the same
 // post as its replies. A failure names its seed; UNDERSTUDY_SEED=<seed>
 // replays it alone.
+import { workerBackoff } from "../../src/worker/worker_backoff.ts";
 import assert from "node:assert/strict";
 import { Actor } from "../../src/runtime/actor.ts";
 import { ActorSystem } from "../../src/runtime/actor_system.ts";
@@ -87,7 +88,7 @@ export async function workerRandomRun(
     const worker = system.actorOf(
       workerProps({
         create: flaky.create,
-        backoff: { minBackoff: 10, maxBackoff: 100 },
+        backoff: workerBackoff({ minBackoff: 10, maxBackoff: 100 }),
       }),
       "compute",
     );

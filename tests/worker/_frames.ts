@@ -5,6 +5,7 @@
 // Runs inside a worker (_frames.worker.ts), so that a case that hangs its
 // thread is seen from outside and ended; in workerd, in the test's thread.
 
+import { workerBackoff } from "../../src/worker/worker_backoff.ts";
 import { Actor } from "../../src/runtime/actor.ts";
 import type { ActorRef } from "../../src/runtime/actor_ref.ts";
 import { ActorSystem } from "../../src/runtime/actor_system.ts";
@@ -132,7 +133,7 @@ export async function runCase(c: FrameCase): Promise<Outcome> {
     const gate = system.actorOf(
       workerProps({
         create,
-        backoff: { minBackoff: 1, maxBackoff: 1 },
+        backoff: workerBackoff({ minBackoff: 1, maxBackoff: 1 }),
       }),
       "compute",
     );

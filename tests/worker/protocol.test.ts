@@ -4,6 +4,7 @@
 // both ways, watch, spawn, batching, clone failures, transfers, a worker
 // dying unsupervised and supervised, the heartbeat, and clean termination.
 // Runs in every runtime, workerd included.
+import { workerBackoff } from "../../src/worker/worker_backoff.ts";
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { Actor, Terminated } from "../../src/runtime/actor.ts";
@@ -289,7 +290,7 @@ describe("a remote ref", () => {
 
   it("opens a tracked message sent to it (a reply from a worker this side serves) as its own turn would, in order with its tells", async () => {
     const { system, worker, fakes, stop } = setup({
-      backoff: { minBackoff: 200, maxBackoff: 200 },
+      backoff: workerBackoff({ minBackoff: 200, maxBackoff: 200 }),
     });
     try {
       const echo = await spawnInWorker<unknown>(worker, "echo", "Echo");
@@ -611,7 +612,10 @@ describe("a remote ref stopped, its name spawned again", () => {
     };
     const system = ActorSystem.create("main", { logLevel: "off" });
     const worker = system.actorOf(
-      workerProps({ create, backoff: { minBackoff: 50, maxBackoff: 50 } }),
+      workerProps({
+        create,
+        backoff: workerBackoff({ minBackoff: 50, maxBackoff: 50 }),
+      }),
     );
     try {
       const ended: ActorRef<never>[] = [];
@@ -645,7 +649,7 @@ describe("a remote ref stopped, its name spawned again", () => {
 
   it("while the worker is down: the next worker starts the new actor once", async () => {
     const { system, fakes, worker, stop } = setup({
-      backoff: { minBackoff: 50, maxBackoff: 50 },
+      backoff: workerBackoff({ minBackoff: 50, maxBackoff: 50 }),
     });
     try {
       const { ended, watch } = watching(system);
@@ -727,7 +731,7 @@ describe("a message that cannot be cloned", () => {
 
   it("in the middle of a run: the rest crosses, each acknowledged", async () => {
     const { system, worker, fakes, dead, stop } = setup({
-      backoff: { minBackoff: 5, maxBackoff: 10 },
+      backoff: workerBackoff({ minBackoff: 5, maxBackoff: 10 }),
     });
     try {
       const echo = await spawnInWorker<unknown>(worker, "echo", "Echo");
@@ -907,7 +911,9 @@ describe("spawning in the worker", () => {
 
   it("delivers what is told to a new ref in the very turn it arrives, under a BackoffSupervisor too", async () => {
     for (const backoff of [undefined, { minBackoff: 1, maxBackoff: 10 }]) {
-      const { system, worker, dead, stop } = setup(backoff ? { backoff } : {});
+      const { system, worker, dead, stop } = setup(
+        backoff ? { backoff: workerBackoff(backoff) } : {},
+      );
       try {
         // A worker already up, so the short cut to it is open.
         await spawnInWorker(worker, "first", "Echo");
@@ -1028,7 +1034,7 @@ describe("watching a remote actor", () => {
 describe("a supervised worker", () => {
   it("killed mid-stream: every message is handled once or dead-lettered once, and the actor runs again", async () => {
     const { system, worker, fakes, dead, stop } = setup({
-      backoff: { minBackoff: 10, maxBackoff: 100 },
+      backoff: workerBackoff({ minBackoff: 10, maxBackoff: 100 }),
     });
     try {
       const { seen, collector } = collecting(system);
@@ -1064,7 +1070,7 @@ describe("a supervised worker", () => {
 
   it("keeps the order of messages sent before, while and after it is down", async () => {
     const { system, worker, fakes, dead, stop } = setup({
-      backoff: { minBackoff: 5, maxBackoff: 10 },
+      backoff: workerBackoff({ minBackoff: 5, maxBackoff: 10 }),
     });
     try {
       const { seen, collector } = collecting(system);
@@ -1096,7 +1102,11 @@ describe("a supervised worker", () => {
    */
   async function downWithEcho(maxStashSize: number, backoffMs: number) {
     const env = setup({
-      backoff: { minBackoff: backoffMs, maxBackoff: backoffMs, maxStashSize },
+      backoff: workerBackoff({
+        minBackoff: backoffMs,
+        maxBackoff: backoffMs,
+        maxStashSize,
+      }),
     });
     const { seen, collector } = collecting(env.system);
     const echo = await spawnInWorker<number>(env.worker, "echo", "Echo");
@@ -1152,7 +1162,7 @@ describe("a supervised worker", () => {
 
   it("dead-letters every message in flight once, in order, when it dies", async () => {
     const { system, worker, fakes, dead, stop } = setup({
-      backoff: { minBackoff: 5, maxBackoff: 10 },
+      backoff: workerBackoff({ minBackoff: 5, maxBackoff: 10 }),
     });
     try {
       const { seen, collector } = collecting(system);
@@ -1184,7 +1194,7 @@ describe("a supervised worker", () => {
 
   it("that dies with nothing in flight publishes no dead letter: its owner's failure is nobody's message", async () => {
     const { worker, fakes, dead, stop } = setup({
-      backoff: { minBackoff: 1, maxBackoff: 10 },
+      backoff: workerBackoff({ minBackoff: 1, maxBackoff: 10 }),
     });
     try {
       const echo = await spawnInWorker<string>(worker, "echo", "Echo");
@@ -1200,7 +1210,7 @@ describe("a supervised worker", () => {
 
   it("that stops answering the heartbeat is replaced, with no dead letter", async () => {
     const { worker, fakes, dead, stop } = setup({
-      backoff: { minBackoff: 1, maxBackoff: 10 },
+      backoff: workerBackoff({ minBackoff: 1, maxBackoff: 10 }),
       heartbeat: { intervalMs: 10, timeoutMs: 40 },
     });
     try {
@@ -1225,7 +1235,7 @@ describe("a supervised worker", () => {
   it("misses the heartbeat on the system's clock (virtual time moves it too)", async () => {
     const scheduler = new ManualScheduler();
     const { worker, fakes, stop } = setup({
-      backoff: { minBackoff: 1, maxBackoff: 10 },
+      backoff: workerBackoff({ minBackoff: 1, maxBackoff: 10 }),
       heartbeat: { intervalMs: 1_000, timeoutMs: 5_000 },
     }, scheduler);
     try {
@@ -1282,7 +1292,7 @@ describe("a supervised worker", () => {
 describe("acknowledgement", () => {
   it("counts a message handled by a become handler as handled", async () => {
     const { system, worker, fakes, dead, stop } = setup({
-      backoff: { minBackoff: 5, maxBackoff: 10 },
+      backoff: workerBackoff({ minBackoff: 5, maxBackoff: 10 }),
     });
     try {
       const { seen, collector } = collecting(system);
@@ -1562,7 +1572,7 @@ describe("a message a worker actor stashes", () => {
 describe("terminating", () => {
   it("leaves no listener, and terminates every worker", async () => {
     const { worker, fakes, stop } = setup({
-      backoff: { minBackoff: 1, maxBackoff: 10 },
+      backoff: workerBackoff({ minBackoff: 1, maxBackoff: 10 }),
       heartbeat: { intervalMs: 10, timeoutMs: 1_000 },
     });
     const echo = await spawnInWorker<string>(worker, "echo", "Echo");
@@ -1597,9 +1607,20 @@ describe("terminating", () => {
       () =>
         workerProps({
           create: () => undefined,
-          backoff: { minBackoff: 10, maxBackoff: 1 },
+          backoff: workerBackoff({ minBackoff: 10, maxBackoff: 1 }),
         }),
       RangeError,
+    );
+    // The options object itself (the form before workerBackoff) is refused by name.
+    assert.throws(
+      () =>
+        workerProps({
+          create: () => undefined,
+          backoff: { minBackoff: 10, maxBackoff: 100 } as never,
+        }),
+      (error) =>
+        error instanceof TypeError && /"backoff"/.test(error.message) &&
+        /workerBackoff/.test(error.message),
     );
   });
 });

@@ -2,6 +2,7 @@
 // Real workers: a module Worker in Deno, Bun and Chromium, worker_threads
 // with a MessageChannel's ports in Node. workerd has no Worker.
 // Copyright 2026 the understudy authors. MIT license.
+import { workerBackoff } from "../../src/worker/worker_backoff.ts";
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { Actor } from "../../src/runtime/actor.ts";
@@ -225,7 +226,7 @@ describe("actors in a real worker", () => {
 
   it("killed mid-stream under a BackoffSupervisor: every message is handled once or dead-lettered once", async () => {
     const { system, worker, dead, started, stop } = setup({
-      backoff: { minBackoff: 20, maxBackoff: 200 },
+      backoff: workerBackoff({ minBackoff: 20, maxBackoff: 200 }),
     });
     try {
       const { seen, collector } = collecting(system);
