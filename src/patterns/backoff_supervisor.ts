@@ -640,12 +640,12 @@ export class BackoffSupervisor<T> extends Actor<unknown> {
 
   #forward(message: unknown, sender: ActorRef<never> | undefined): void {
     const state = this.#state;
-    const stash = this.#stash;
-    const { forward, forwardDuringGrace, maxStashSize } = this.#settings;
     if (state.kind === "steady") {
       passOn(state.child, message, sender);
       return;
     }
+    const stash = this.#stash;
+    const { forward, forwardDuringGrace, maxStashSize } = this.#settings;
     if (state.kind === "grace") {
       // With a non-empty stash, newer messages queue behind it: order holds.
       if (forwardDuringGrace && stash.size === 0) {
