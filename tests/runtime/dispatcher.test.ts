@@ -264,4 +264,30 @@ describe("Dispatcher defence", () => {
     assert.deepEqual(log, ["flaky", "flaky crashed", "other", "flaky"]);
     dispatcher.close();
   });
+  it("runs each of a burst once, in order, also after an earlier burst emptied", async () => {
+    // The ready queue grows for a burst and is let go when it empties; the
+    // next burst (and one that starts while a run is under way) must see a
+    // queue as good as new.
+    const dispatcher = new Dispatcher();
+    for (const size of [5_000, 40, 5_000, 3]) {
+      const ran: number[] = [];
+      let spawnedFromARun = false;
+      for (let i = 0; i < size; i++) {
+        dispatcher.schedule({
+          run() {
+            ran.push(i);
+            if (i === 0 && !spawnedFromARun) {
+              spawnedFromARun = true;
+              dispatcher.schedule({ run: () => ran.push(-1), crashed() {} });
+            }
+          },
+          crashed() {},
+        });
+      }
+      await settle();
+      const expected = Array.from({ length: size }, (_, i) => i);
+      assert.deepEqual(ran, [...expected, -1], `a burst of ${size}`);
+    }
+    dispatcher.close();
+  });
 });
