@@ -84,6 +84,7 @@ import {
   RUNNING,
   SCHEDULED,
   STARTING,
+  STATUS,
   STOP_REQUESTED,
   STOPPED,
   STOPPING,
@@ -128,8 +129,7 @@ export class ActorCell<T> extends CellContext<T> {
   #childSlot = 0;
   readonly #props: Props<T>;
   #actor: Actor<T> | undefined = undefined;
-  #status: number = NEW;
-  #flags = 0;
+  #flags = NEW; // the state in its STATUS bits, then the flags (`cell_state.ts`)
   #mailbox: Mailbox | undefined = undefined;
   /**
    * The message of the turn under way, a stash's marker once `stash()` took
@@ -196,17 +196,24 @@ export class ActorCell<T> extends CellContext<T> {
       ? `/${this.name}`
       : `${parent.path}/${this.name}`;
   }
+  /** Its lifecycle state, the low bits of #flags. */
+  private get status(): number {
+    return this.#flags & STATUS;
+  }
+  private setStatus(status: number): void {
+    this.#flags = (this.#flags & ~STATUS) | status;
+  }
   get isStopping(): boolean {
-    return this.#status >= STOPPING || (this.#flags & STOP_REQUESTED) !== 0;
+    return this.status >= STOPPING || (this.#flags & STOP_REQUESTED) !== 0;
   }
   get hasBegunStopping(): boolean {
-    return this.#status >= STOPPING;
+    return this.status >= STOPPING;
   }
   get isStopped(): boolean {
-    return this.#status === STOPPED;
+    return this.status === STOPPED;
   }
   get isSuspended(): boolean {
-    return this.#status === SUSPENDED || this.#status === ESCALATED;
+    return this.status === SUSPENDED || this.status === ESCALATED;
   }
   get shutdownTimeoutMs(): number {
     return this.#props.shutdownTimeoutMs ?? this.core.shutdownTimeoutMs;
@@ -276,10 +283,7 @@ export class ActorCell<T> extends CellContext<T> {
    * its turn: kept small, and written out, so that it inlines into `tell`.
    */
   enqueue(message: unknown, sender: unknown): void {
-    if (
-      (this.#flags & (SCHEDULED | BUSY | GUARDED)) === 0 &&
-      this.#status === RUNNING
-    ) {
+    if ((this.#flags & (STATUS | SCHEDULED | BUSY | GUARDED)) === RUNNING) {
       this.#message = message;
       this.#sender = sender as ActorRef<unknown> | undefined;
       this.#flags |= SCHEDULED | HANDED;
@@ -303,8 +307,8 @@ export class ActorCell<T> extends CellContext<T> {
       );
     }
     const door = this.#extras?.door;
-    return door !== undefined && (this.#flags & (SCHEDULED | BUSY)) === 0 &&
-      this.#status === RUNNING && !Notice.is(message) &&
+    return door !== undefined && !Notice.is(message) &&
+      (this.#flags & (STATUS | SCHEDULED | BUSY)) === RUNNING &&
       door(message, sender as ActorRef<never> | undefined);
   }
 
@@ -317,8 +321,8 @@ export class ActorCell<T> extends CellContext<T> {
 
   /** The general case of {@linkcode ActorCell.enqueue}: the mailbox, or dead letters. */
   private queue(message: unknown, sender: unknown): void {
-    if (this.#status >= SUSPENDED) {
-      if (this.#status >= STOPPING) {
+    if (this.status >= SUSPENDED) {
+      if (this.status >= STOPPING) {
         // A runtime notice for a stopping actor was never sent by anyone.
         if (!isRuntimeNotice(message)) {
           this.core.deadLetter(message, sender, this, "recipient stopped");
@@ -342,7 +346,7 @@ export class ActorCell<T> extends CellContext<T> {
     }
     mailbox.push(message, sender);
     if (
-      (this.#flags & (SCHEDULED | BUSY)) === 0 && this.#status < SUSPENDED
+      (this.#flags & (SCHEDULED | BUSY)) === 0 && this.status < SUSPENDED
     ) {
       this.#flags |= SCHEDULED;
       this.core.dispatcher.schedule(this);
@@ -387,7 +391,7 @@ export class ActorCell<T> extends CellContext<T> {
   childTerminated(child: CellPort): void {
     const children = this.#extras?.children;
     children?.remove(child);
-    if (this.#status === STOPPING) {
+    if (this.status === STOPPING) {
       if (children === undefined || children.size === 0) this.finishStop();
     } else if (
       (this.#flags & RESTART_PENDING) !== 0 && !this.hasStoppingChildren()
@@ -411,10 +415,7 @@ export class ActorCell<T> extends CellContext<T> {
   run(): void {
     let budget = THROUGHPUT;
     if ((this.#flags & HANDED) !== 0) {
-      if (
-        this.#status === RUNNING &&
-        (this.#flags & (BUSY | STOP_REQUESTED)) === 0
-      ) {
+      if ((this.#flags & (STATUS | BUSY | STOP_REQUESTED)) === RUNNING) {
         this.#flags &= ~HANDED;
         budget--;
         if ((this.#flags & RECEIVE_TIMEOUT) !== 0) {
@@ -430,7 +431,7 @@ export class ActorCell<T> extends CellContext<T> {
         } else this.receive(message); // the handed message is already current
       } else this.settleHanded();
     }
-    if (this.#status === NEW) {
+    if (this.status === NEW) {
       if ((this.#flags & (RESTART_PENDING | HELD)) !== 0) {
         this.#flags &= ~SCHEDULED;
         return;
@@ -444,7 +445,7 @@ export class ActorCell<T> extends CellContext<T> {
       if (extras !== undefined) extras.restartReason = NO_MESSAGE;
       const handling = this.#props.failureHandling; // a kept wait, waited again
       if (restartReason === NO_MESSAGE && handling?.restoreWait(this)) {
-        this.#status = SUSPENDED;
+        this.setStatus(SUSPENDED);
       } else this.start(restartReason);
     }
     for (;;) {
@@ -455,7 +456,7 @@ export class ActorCell<T> extends CellContext<T> {
         this.beginStop();
         return;
       }
-      if (this.#status !== RUNNING) break;
+      if (this.status !== RUNNING) break;
       const mailbox = this.#mailbox;
       if (mailbox === undefined || mailbox.size === 0) break;
       if (budget-- === 0) {
@@ -475,7 +476,7 @@ export class ActorCell<T> extends CellContext<T> {
     }
     this.#flags &= ~SCHEDULED;
     // A restart or resume decided during this run may have left work to do.
-    if (this.#status !== RUNNING) this.scheduleIfRunnable();
+    if (this.status !== RUNNING) this.scheduleIfRunnable();
   }
 
   /**
@@ -678,7 +679,7 @@ export class ActorCell<T> extends CellContext<T> {
   scheduleIfRunnable(): void {
     const flags = this.#flags;
     if ((flags & (SCHEDULED | BUSY)) !== 0) return;
-    const status = this.#status;
+    const status = this.status;
     if (
       (flags & STOP_REQUESTED) !== 0 ||
       (status === NEW && (flags & (RESTART_PENDING | HELD)) === 0) ||
@@ -694,7 +695,7 @@ export class ActorCell<T> extends CellContext<T> {
 
   /** A fresh instance, and `preStart` (first start) or `postRestart(reason)`. */
   private start(restartReason: unknown): void {
-    this.#status = STARTING;
+    this.setStatus(STARTING);
     this.#flags |= UNSTARTED;
     if (this.#extras !== undefined) this.#extras.retired = undefined;
     releaseHeld(this); // siblings restarted after this one start after it
@@ -718,8 +719,8 @@ export class ActorCell<T> extends CellContext<T> {
   }
 
   private started(restartReason: unknown): void {
-    if (this.#status !== STARTING) return;
-    this.#status = RUNNING;
+    if (this.status !== STARTING) return;
+    this.setStatus(RUNNING);
     this.#flags &= ~UNSTARTED;
     this.#props.failureHandling?.actorStarted(this);
     const events = this.core.eventStream;
@@ -742,7 +743,7 @@ export class ActorCell<T> extends CellContext<T> {
    */
   restart(reason: unknown, message: unknown, after?: Supervised): void {
     this.settleHanded();
-    this.#status = NEW;
+    this.setStatus(NEW);
     // Stashed by the handler in flight: the stash (kept across the restart)
     // accounts for its message, which the fresh instance gets again.
     const keptAside = putAside(this.#message);
@@ -774,7 +775,7 @@ export class ActorCell<T> extends CellContext<T> {
     }
     this.retireInstance(reason, message, inFlight);
     this.ensureExtras().restartReason = reason;
-    if (after instanceof ActorCell && after !== this && after.#status === NEW) {
+    if (after instanceof ActorCell && after !== this && after.status === NEW) {
       holdBehind(this, after.port);
     }
     if (this.hasStoppingChildren()) this.#flags |= RESTART_PENDING;
@@ -834,23 +835,23 @@ export class ActorCell<T> extends CellContext<T> {
 
   /** Continues after a `Resume` directive. */
   resume(): void {
-    if (this.#status !== SUSPENDED && this.#status !== ESCALATED) return;
+    if (!this.isSuspended) return;
     // Failed while starting, there is no instance to resume: it starts
     // again; one whose async start was under way (a sibling escalated)
     // goes back to finishing it.
     const flags = this.#flags;
     // A sibling restarted with the group but not yet started has no
     // instance either: it goes back to waiting for its start.
-    this.#status = (flags & UNSTARTED) === 0 && this.#actor !== undefined
-      ? RUNNING
-      : (flags & BUSY) !== 0
-      ? STARTING
-      : NEW;
+    this.setStatus(
+      (flags & UNSTARTED) === 0 && this.#actor !== undefined
+        ? RUNNING
+        : (flags & BUSY) !== 0
+        ? STARTING
+        : NEW,
+    );
     // Children suspended because this actor escalated for them resume too.
     for (const child of this.#extras?.children?.toArray() ?? []) {
-      if (
-        child instanceof ActorCell && child.#status === ESCALATED
-      ) {
+      if (child instanceof ActorCell && child.status === ESCALATED) {
         child.resume();
       }
     }
@@ -860,7 +861,7 @@ export class ActorCell<T> extends CellContext<T> {
   /** Suspended until the parent's supervisor decides (this actor or a sibling escalated). */
   awaitParent(): void {
     if (this.isStopping) return; // a stop, begun or asked for, goes on
-    this.#status = ESCALATED;
+    this.setStatus(ESCALATED);
   }
 
   // ── Failure ──
@@ -880,10 +881,10 @@ export class ActorCell<T> extends CellContext<T> {
       const reason = `processing failed: ${describeError(error)}`;
       this.core.deadLetter(message, sender, this, reason);
     }
-    if (this.#status >= STOPPING) {
+    if (this.status >= STOPPING) {
       return this.logError("failed while stopping", error);
     }
-    this.#status = SUSPENDED;
+    this.setStatus(SUSPENDED);
     if ((this.#flags & STOP_REQUESTED) !== 0) {
       this.logError("failed", error);
       return this.beginStop();
@@ -904,7 +905,7 @@ export class ActorCell<T> extends CellContext<T> {
   /** The last handler a restart left behind ended: a stop waiting for it goes on. */
   leftBehindEnded(): void {
     if (
-      this.#status === STOPPING && (this.#extras?.children?.size ?? 0) === 0
+      this.status === STOPPING && (this.#extras?.children?.size ?? 0) === 0
     ) this.finishStop();
   }
 
@@ -913,7 +914,7 @@ export class ActorCell<T> extends CellContext<T> {
     if ((this.#flags & BUSY) !== 0) {
       abandonInFlight(this, timeoutMs);
       this.scheduleIfRunnable(); // STOP_REQUESTED: the stop proceeds
-    } else if (this.#status === STOPPING) {
+    } else if (this.status === STOPPING) {
       // Waiting for handlers left behind (#finishStop): abandoned, the last
       // one's end goes on with the stop.
       reportTimedOut(this, "handler", timeoutMs);
@@ -921,7 +922,7 @@ export class ActorCell<T> extends CellContext<T> {
         this,
         `abandoned: a restart replaced its handler, which did not settle within the ${timeoutMs} ms shutdown timeout`,
       );
-    } else if (this.#status === POST_STOP) {
+    } else if (this.status === POST_STOP) {
       reportTimedOut(this, "postStop", timeoutMs);
       this.terminated();
     }
@@ -939,7 +940,7 @@ export class ActorCell<T> extends CellContext<T> {
   }
 
   private enterStopping(): void {
-    this.#status = STOPPING;
+    this.setStatus(STOPPING);
     this.#flags &= ~(STOP_REQUESTED | RESTART_PENDING);
     const extras = this.#extras;
     if (extras !== undefined) {
@@ -957,23 +958,23 @@ export class ActorCell<T> extends CellContext<T> {
    * waits for. `postStop` still runs where it has not, unawaited.
    */
   forceStop(timeoutMs: number): void {
-    if (this.#status === STOPPED) return;
+    if (this.status === STOPPED) return;
     const children = this.#extras?.children?.toArray() ?? [];
     for (let i = children.length - 1; i >= 0; i--) {
       (children[i] as ActorCell<never>).forceStop(timeoutMs);
     }
     // The last child's end may have finished this cell's own stop.
-    if (this.#status === STOPPED) return;
+    if (this.status === STOPPED) return;
     clearStopTimer(this);
     if ((this.#flags & BUSY) !== 0) abandonInFlight(this, timeoutMs);
-    if (this.#status < STOPPING) this.enterStopping();
-    if (this.#status === STOPPING) this.callPostStop(() => {});
+    if (this.status < STOPPING) this.enterStopping();
+    if (this.status === STOPPING) this.callPostStop(() => {});
     else reportTimedOut(this, "postStop", timeoutMs);
     this.terminated();
   }
 
   private finishStop(): void {
-    if (this.#status !== STOPPING) return;
+    if (this.status !== STOPPING) return;
     // Handlers a restart left behind end first, as the one in flight does:
     // their messages were taken, and postStop cleans up after them.
     if ((this.#extras?.leftBehind?.size ?? 0) > 0) {
@@ -986,7 +987,7 @@ export class ActorCell<T> extends CellContext<T> {
 
   /** Runs `postStop` once; `true` if it returned a promise, which calls `done` when settled. */
   private callPostStop(done: () => void): boolean {
-    this.#status = POST_STOP;
+    this.setStatus(POST_STOP);
     const actor = this.#actor;
     if (actor === undefined) return false;
     const result = hook(actor as unknown as Actor<never>, "postStop");
@@ -996,15 +997,15 @@ export class ActorCell<T> extends CellContext<T> {
       return false;
     }
     whenSettled(result, done, (error) => {
-      if (this.#status !== STOPPED) this.logError("postStop failed", error);
+      if (this.status !== STOPPED) this.logError("postStop failed", error);
       done();
     });
     return true;
   }
 
   private terminated(): void {
-    if (this.#status === STOPPED) return; // a postStop that settled after its timeout
-    this.#status = STOPPED;
+    if (this.status === STOPPED) return; // a postStop that settled after its timeout
+    this.setStatus(STOPPED);
     clearStopTimer(this);
     releaseHeld(this); // stopped before it started: they wait no longer
     abandonAllLeftBehind(this);

@@ -59,7 +59,14 @@ import type { SupervisionState } from "../../supervision/supervised.ts";
  * group escalated: a resume sends it back to NEW, which honours both.
  * TAKEN_OWED lasts only while a turn runs; a stop clears STOP_REQUESTED,
  * RESTART_PENDING and (putting the message back) HANDED.
+ *
+ * The cell keeps both in one number, the state in its low bits
+ * ({@linkcode STATUS}) and the flags above them: a field less on every
+ * actor (8 B of an idle actor's 163 on V8), and the door's test for an
+ * idle, running cell (`enqueue`) is one mask.
  */
+/** The bits of the state, in the cell's one number of state and flags. */
+export const STATUS = 7;
 export const NEW = 0;
 export const STARTING = 1;
 export const RUNNING = 2;
@@ -69,16 +76,16 @@ export const STOPPING = 5;
 export const POST_STOP = 6;
 export const STOPPED = 7;
 
-export const SCHEDULED = 1; // in the dispatcher's ready queue
-export const BUSY = 2; // an async preStart or onReceive is in flight
-export const STOP_REQUESTED = 4; // stop once the message in flight is done
-export const RESTART_PENDING = 8; // restart once the children being stopped are gone
-export const HANDED = 16; // the next message waits in the message slot, ahead of the mailbox
-export const HELD = 32; // restarted with a group: starts once the sibling before it has begun to start
-export const RECEIVE_TIMEOUT = 64; // a receive timeout is set: messages note their arrival
-export const TAKEN_OWED = 128; // the turn under way owes its notice `taken()` when it ends (not stashed, not async)
-export const UNSTARTED = 256; // its instance has not finished starting (preStart or postRestart): a resume starts again
-export const GUARDED = 512; // its system inspects, or a pattern's door sees what is told first: no message is handed over
+export const SCHEDULED = 8; // in the dispatcher's ready queue
+export const BUSY = 16; // an async preStart or onReceive is in flight
+export const STOP_REQUESTED = 32; // stop once the message in flight is done
+export const RESTART_PENDING = 64; // restart once the children being stopped are gone
+export const HANDED = 128; // the next message waits in the message slot, ahead of the mailbox
+export const HELD = 256; // restarted with a group: starts once the sibling before it has begun to start
+export const RECEIVE_TIMEOUT = 512; // a receive timeout is set: messages note their arrival
+export const TAKEN_OWED = 1024; // the turn under way owes its notice `taken()` when it ends (not stashed, not async)
+export const UNSTARTED = 2048; // its instance has not finished starting (preStart or postRestart): a resume starts again
+export const GUARDED = 4096; // its system inspects, or a pattern's door sees what is told first: no message is handed over
 
 /**
  * Marks a failure that happened outside any message (in start or restart);
