@@ -153,19 +153,32 @@ export interface TimerScheduler {
 
 /** A scheduled timer; also the notice that reaches the mailbox. Internal. */
 export class TimerTicket extends Notice {
+  // `declare`d, as the constructor assigns them: a field would be emitted
+  // once more, as a definition (undefined) before the assignment.
+  declare readonly key: unknown;
+  declare readonly message: unknown;
+  /** Milliseconds between deliveries, or -1 for a single timer. */
+  declare readonly repeatMs: number;
+  declare handle: unknown;
+  /**
+   * The runtime's own timer (a receive timeout, a typed restart), which
+   * `cancelAll()` leaves alone and a scheduler's `dueKeeper` keeps.
+   */
+  declare readonly internal: boolean;
+
   constructor(
-    readonly key: unknown,
-    readonly message: unknown,
-    /** Milliseconds between deliveries, or -1 for a single timer. */
-    readonly repeatMs: number,
-    public handle: unknown,
-    /**
-     * The runtime's own timer (a receive timeout, a typed restart), which
-     * `cancelAll()` leaves alone and a scheduler's `dueKeeper` keeps.
-     */
-    readonly internal: boolean,
+    key: unknown,
+    message: unknown,
+    repeatMs: number,
+    handle: unknown,
+    internal: boolean,
   ) {
     super();
+    this.key = key;
+    this.message = message;
+    this.repeatMs = repeatMs;
+    this.handle = handle;
+    this.internal = internal;
   }
 
   /** Its message, unless it was cancelled or replaced meanwhile. */
