@@ -300,10 +300,17 @@ export abstract class Actor<T = unknown> {
  * ```
  */
 export class Terminated {
+  // `declare`d and assigned: a parameter property would be emitted twice
+  // (a definition, then the assignment).
+  /** The actor that stopped. */
+  declare readonly ref: ActorRef<never>;
+
   /**
    * Creates a `Terminated`.
    *
    * @param ref The actor that stopped.
    */
-  constructor(readonly ref: ActorRef<never>) {}
+  constructor(ref: ActorRef<never>) {
+    this.ref = ref;
+  }
 }

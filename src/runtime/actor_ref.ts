@@ -371,14 +371,23 @@ export function installInspection(...prototypes: object[]): void {
  * ```
  */
 export class AskTimeoutError extends Error {
+  // `declare`d and assigned: a parameter property would be emitted twice
+  // (a definition, then the assignment).
+  /** The path asked. */
+  declare readonly path: string;
+  /** How long it waited. */
+  declare readonly timeoutMs: number;
+
   /**
    * Creates a `AskTimeoutError`.
    *
    * @param path The path asked.
    * @param timeoutMs How long it waited.
    */
-  constructor(readonly path: string, readonly timeoutMs: number) {
+  constructor(path: string, timeoutMs: number) {
     super(`Ask to ${path} timed out after ${timeoutMs} ms without a reply`);
+    this.path = path;
+    this.timeoutMs = timeoutMs;
     this.name = "AskTimeoutError";
   }
 }
@@ -404,16 +413,25 @@ export class AskTimeoutError extends Error {
  * ```
  */
 export class UndeliveredError extends Error {
+  // `declare`d and assigned: a parameter property would be emitted twice
+  // (a definition, then the assignment).
+  /** The path asked. */
+  declare readonly path: string;
+  /** Why the message was not delivered. */
+  declare readonly reason: string;
+
   /**
    * Creates a `UndeliveredError`.
    *
    * @param path The path asked.
    * @param reason Why the message was not delivered.
    */
-  constructor(readonly path: string, readonly reason: string) {
+  constructor(path: string, reason: string) {
     super(
       `Ask to ${path} cannot be answered: the message was not delivered (${reason})`,
     );
+    this.path = path;
+    this.reason = reason;
     this.name = "UndeliveredError";
   }
 }

@@ -148,26 +148,28 @@ class DeadLettersRef extends ActorRef<unknown> {
 
 /** What every cell of a system shares. Internal to the runtime. */
 export class SystemCore implements AskOwner {
-  readonly system: ActorSystem;
+  // The fields the constructor assigns are `declare`d: a field would be
+  // emitted once more, as a definition (undefined) before the assignment.
+  declare readonly system: ActorSystem;
   readonly dispatcher: Dispatcher = new Dispatcher();
-  readonly eventStream: EventStream;
-  readonly logLevel: LogLevel;
-  readonly logSink: LogSink;
-  readonly log: Logger;
-  readonly pendingAsks: PendingAsks;
-  readonly deadLetters: DeadLettersRef;
-  readonly guardian: ActorCell<never>;
-  readonly shutdownTimeoutMs: number;
-  readonly mailboxCapacity: number;
+  declare readonly eventStream: EventStream;
+  declare readonly logLevel: LogLevel;
+  declare readonly logSink: LogSink;
+  declare readonly log: Logger;
+  declare readonly pendingAsks: PendingAsks;
+  declare readonly deadLetters: DeadLettersRef;
+  declare readonly guardian: ActorCell<never>;
+  declare readonly shutdownTimeoutMs: number;
+  declare readonly mailboxCapacity: number;
   /** Dead letters logged per allowance (`logDeadLetters`). */
   readonly #deadLetterAllowance: number;
   #deadLettersLogged = 0;
   #deadLetterLogPausedUntil = -Infinity;
-  readonly scheduler: Scheduler;
+  declare readonly scheduler: Scheduler;
   /** Created with `inspect`: its cells publish their sends and receives. */
-  readonly inspecting: boolean;
+  declare readonly inspecting: boolean;
   terminating = false;
-  readonly whenTerminated: Promise<void>;
+  declare readonly whenTerminated: Promise<void>;
   #resolveTerminated!: () => void;
   /** Ends a `terminate()` that outlives the shutdown timeout. */
   #shutdownDeadline: unknown = undefined;

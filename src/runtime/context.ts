@@ -133,6 +133,7 @@ export abstract class CellContext<T> extends ActorRef<T>
           ticket.key === RESTART_TIMER
             ? restartDue(port, ticket)
             : this.enqueueNotice(ticket),
+        port,
       );
       if (this.hasBegunStopping) this.closeTimers(timers);
     }

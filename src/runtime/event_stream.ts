@@ -29,6 +29,17 @@ import { fail } from "../validation.ts";
  * ```
  */
 export class DeadLetter {
+  // `declare`d and assigned, as in every event here: a parameter property
+  // would be emitted twice (a definition, then the assignment).
+  /** The undelivered message. */
+  declare readonly message: unknown;
+  /** Who sent it, if known. */
+  declare readonly sender: ActorRef<never> | undefined;
+  /** Who it was for. */
+  declare readonly recipient: ActorRef<never>;
+  /** Why it was not delivered. */
+  declare readonly reason: string;
+
   /**
    * Creates a `DeadLetter`.
    *
@@ -38,11 +49,16 @@ export class DeadLetter {
    * @param reason Why it was not delivered.
    */
   constructor(
-    readonly message: unknown,
-    readonly sender: ActorRef<never> | undefined,
-    readonly recipient: ActorRef<never>,
-    readonly reason: string,
-  ) {}
+    message: unknown,
+    sender: ActorRef<never> | undefined,
+    recipient: ActorRef<never>,
+    reason: string,
+  ) {
+    this.message = message;
+    this.sender = sender;
+    this.recipient = recipient;
+    this.reason = reason;
+  }
 }
 
 /**
@@ -63,6 +79,13 @@ export class DeadLetter {
  * ```
  */
 export class MessageSent {
+  /** What was sent. */
+  declare readonly message: unknown;
+  /** Who sent it, if known. */
+  declare readonly sender: ActorRef<never> | undefined;
+  /** The actor it was told to. */
+  declare readonly recipient: ActorRef<never>;
+
   /**
    * Creates a `MessageSent`.
    *
@@ -71,10 +94,14 @@ export class MessageSent {
    * @param recipient The actor it was told to.
    */
   constructor(
-    readonly message: unknown,
-    readonly sender: ActorRef<never> | undefined,
-    readonly recipient: ActorRef<never>,
-  ) {}
+    message: unknown,
+    sender: ActorRef<never> | undefined,
+    recipient: ActorRef<never>,
+  ) {
+    this.message = message;
+    this.sender = sender;
+    this.recipient = recipient;
+  }
 }
 
 /**
@@ -94,6 +121,13 @@ export class MessageSent {
  * ```
  */
 export class MessageReceived {
+  /** What the handler gets. */
+  declare readonly message: unknown;
+  /** Who sent it, if known. */
+  declare readonly sender: ActorRef<never> | undefined;
+  /** The actor whose handler runs. */
+  declare readonly ref: ActorRef<never>;
+
   /**
    * Creates a `MessageReceived`.
    *
@@ -102,10 +136,14 @@ export class MessageReceived {
    * @param ref The actor whose handler runs.
    */
   constructor(
-    readonly message: unknown,
-    readonly sender: ActorRef<never> | undefined,
-    readonly ref: ActorRef<never>,
-  ) {}
+    message: unknown,
+    sender: ActorRef<never> | undefined,
+    ref: ActorRef<never>,
+  ) {
+    this.message = message;
+    this.sender = sender;
+    this.ref = ref;
+  }
 }
 
 /**
@@ -121,12 +159,17 @@ export class MessageReceived {
  * ```
  */
 export class ActorStarted {
+  /** The actor. */
+  declare readonly ref: ActorRef<never>;
+
   /**
    * Creates a `ActorStarted`.
    *
    * @param ref The actor.
    */
-  constructor(readonly ref: ActorRef<never>) {}
+  constructor(ref: ActorRef<never>) {
+    this.ref = ref;
+  }
 }
 
 /**
@@ -142,12 +185,17 @@ export class ActorStarted {
  * ```
  */
 export class ActorStopped {
+  /** The actor. */
+  declare readonly ref: ActorRef<never>;
+
   /**
    * Creates a `ActorStopped`.
    *
    * @param ref The actor.
    */
-  constructor(readonly ref: ActorRef<never>) {}
+  constructor(ref: ActorRef<never>) {
+    this.ref = ref;
+  }
 }
 
 /**
@@ -163,13 +211,21 @@ export class ActorStopped {
  * ```
  */
 export class ActorRestarted {
+  /** The actor. */
+  declare readonly ref: ActorRef<never>;
+  /** The error that caused the restart. */
+  declare readonly reason: unknown;
+
   /**
    * Creates a `ActorRestarted`.
    *
    * @param ref The actor.
    * @param reason The error that caused the restart.
    */
-  constructor(readonly ref: ActorRef<never>, readonly reason: unknown) {}
+  constructor(ref: ActorRef<never>, reason: unknown) {
+    this.ref = ref;
+    this.reason = reason;
+  }
 }
 
 /**
@@ -186,6 +242,13 @@ export class ActorRestarted {
  * ```
  */
 export class ActorFailed {
+  /** The actor. */
+  declare readonly ref: ActorRef<never>;
+  /** What it threw. */
+  declare readonly error: unknown;
+  /** What its supervisor decided: `resume`, `restart`, `stop`, `escalate`, or `backoff` for a restart after a delay. */
+  declare readonly directive: string;
+
   /**
    * Creates a `ActorFailed`.
    *
@@ -194,11 +257,11 @@ export class ActorFailed {
    * @param directive What its supervisor decided: `resume`, `restart`, `stop`,
    *   `escalate`, or `backoff` for a restart after a delay.
    */
-  constructor(
-    readonly ref: ActorRef<never>,
-    readonly error: unknown,
-    readonly directive: string,
-  ) {}
+  constructor(ref: ActorRef<never>, error: unknown, directive: string) {
+    this.ref = ref;
+    this.error = error;
+    this.directive = directive;
+  }
 }
 
 /**
@@ -221,6 +284,13 @@ export class ActorFailed {
  * ```
  */
 export class ActorStopTimedOut {
+  /** The actor. */
+  declare readonly ref: ActorRef<never>;
+  /** What the stop was waiting for. */
+  declare readonly waitingFor: "start" | "handler" | "postStop";
+  /** The shutdown timeout that passed. */
+  declare readonly timeoutMs: number;
+
   /**
    * Creates an `ActorStopTimedOut`.
    *
@@ -229,10 +299,14 @@ export class ActorStopTimedOut {
    * @param timeoutMs The shutdown timeout that passed.
    */
   constructor(
-    readonly ref: ActorRef<never>,
-    readonly waitingFor: "start" | "handler" | "postStop",
-    readonly timeoutMs: number,
-  ) {}
+    ref: ActorRef<never>,
+    waitingFor: "start" | "handler" | "postStop",
+    timeoutMs: number,
+  ) {
+    this.ref = ref;
+    this.waitingFor = waitingFor;
+    this.timeoutMs = timeoutMs;
+  }
 }
 
 /**

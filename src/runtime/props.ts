@@ -91,23 +91,25 @@ export type { FailureClause, RestartType };
  * @typeParam T The messages the actor accepts.
  */
 export class Props<T> {
+  // `declare`d: the constructor assigns them (a field would be emitted
+  // once more, as a definition).
   /** Creates a fresh actor instance. */
-  readonly factory: () => Actor<T>;
+  declare readonly factory: () => Actor<T>;
   /** Capacity of `context.stash()`. */
-  readonly stashCapacity: number;
+  declare readonly stashCapacity: number;
   /**
    * The failure port: the typed handling `supervise(...).onFailure(...)`
    * installs; `undefined` means the parent's strategy decides. Internal.
    *
    * @ignore
    */
-  readonly failureHandling: TypedFailureHandling | undefined;
+  declare readonly failureHandling: TypedFailureHandling | undefined;
   /** The actor's shutdown timeout; `undefined` means the system's. */
-  readonly shutdownTimeoutMs: number | undefined;
+  declare readonly shutdownTimeoutMs: number | undefined;
   /** Whether the actor is brought back after it ended (see {@linkcode PropsOptions.restart}). */
-  readonly restart: RestartType;
+  declare readonly restart: RestartType;
   /** The actor's mailbox capacity; `undefined` means the system's. */
-  readonly mailboxCapacity: number | undefined;
+  declare readonly mailboxCapacity: number | undefined;
 
   /** Use {@linkcode Props.create}. */
   protected constructor(

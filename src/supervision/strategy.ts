@@ -255,6 +255,17 @@ export interface RestartLimits {
  * ```
  */
 export class RestartLimitExceeded extends Error {
+  // `declare`d and assigned: a parameter property would be emitted twice
+  // (a definition, then the assignment).
+  /** The path of the child that failed once too often. */
+  declare readonly childPath: string;
+  /** The strategy's `maxRetries`. */
+  declare readonly maxRetries: number;
+  /** The strategy's `withinTimeRangeMs`. */
+  declare readonly withinTimeRangeMs: number;
+  /** The child's last error. */
+  declare readonly cause: unknown;
+
   /**
    * Creates a `RestartLimitExceeded`.
    *
@@ -264,14 +275,18 @@ export class RestartLimitExceeded extends Error {
    * @param cause The child's last error.
    */
   constructor(
-    readonly childPath: string,
-    readonly maxRetries: number,
-    readonly withinTimeRangeMs: number,
-    override readonly cause: unknown,
+    childPath: string,
+    maxRetries: number,
+    withinTimeRangeMs: number,
+    cause: unknown,
   ) {
     super(
       `${childPath} failed more than ${maxRetries} time(s) within ${withinTimeRangeMs} ms; its supervisor gives up`,
     );
+    this.childPath = childPath;
+    this.maxRetries = maxRetries;
+    this.withinTimeRangeMs = withinTimeRangeMs;
+    this.cause = cause;
     this.name = "RestartLimitExceeded";
   }
 }
@@ -374,16 +389,18 @@ export function requestRestartPermission(
  * ```
  */
 export abstract class FaultHandlingStrategy {
+  // `declare`d: the constructor assigns them (a field would be emitted
+  // once more, as a definition).
   /** Maps the failure to a directive. */
-  readonly decider: Decider;
+  declare readonly decider: Decider;
   /** Restarts granted per window. */
-  readonly maxRetries: number;
+  declare readonly maxRetries: number;
   /** The window's length in milliseconds. */
-  readonly withinTimeRangeMs: number;
+  declare readonly withinTimeRangeMs: number;
   /** Whether failures are logged. */
-  readonly loggingEnabled: boolean;
+  declare readonly loggingEnabled: boolean;
   /** What happens once the restart limit is exceeded. */
-  readonly onLimitExceeded: LimitExceeded;
+  declare readonly onLimitExceeded: LimitExceeded;
   /**
    * `true` when a directive applies to every child, not just the failed one.
    *

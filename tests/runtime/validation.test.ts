@@ -36,7 +36,7 @@ interface BadCall {
 describe("Bad input is rejected at the call", () => {
   let system: ActorSystem;
   let ref: ActorRef<string>;
-  const timers = new ActorTimers(realScheduler, () => {});
+  const timers = new ActorTimers(realScheduler, () => {}, { path: "/user/a" });
   beforeEach(() => {
     system = createSystem();
     ref = system.actorOf(recorderProps<string>(), "existing");

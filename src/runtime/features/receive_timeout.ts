@@ -30,7 +30,6 @@
 import type { CellPort } from "../kernel/cell_port.ts";
 import { NO_MESSAGE } from "../kernel/cell_state.ts";
 import { fail, MAX_TIMER_DELAY_MS } from "../../validation.ts";
-import type { KeptAs } from "./timers.ts";
 
 /**
  * The type of {@linkcode ReceiveTimeout}.
@@ -74,8 +73,14 @@ export interface ReceiveTimeout {
  */
 export const ReceiveTimeout: ReceiveTimeout = { kind: "ReceiveTimeout" };
 
-/** The key of the receive timeout among the actor's timers. Internal. */
-export const RECEIVE_TIMEOUT_KEY: unique symbol = Symbol("receive timeout");
+/** What the receive timeout's due time is kept as, by the scheduler's keeper. */
+const KIND = "receive-timeout";
+
+/**
+ * The key of the receive timeout among the actor's timers; its description
+ * is the kind its due time is kept as. Internal.
+ */
+export const RECEIVE_TIMEOUT_KEY: unique symbol = /* @__PURE__ */ Symbol(KIND);
 
 /** `ms` if it is a usable receive timeout: a number of milliseconds from 1 to 2³¹−1. Internal. */
 function checkReceiveTimeout(ms: unknown): number {
@@ -104,11 +109,10 @@ export function setReceiveTimeout(
   }
   const extras = cell.ensureExtras();
   extras.receiveTimeoutMs = checkReceiveTimeout(ms);
-  const kept = keptAs(cell);
   // Set while starting (no message turn): idle since what an earlier life
   // kept, if it kept anything (a period P then, due in `inMs`: idle P − inMs).
-  const earlier = kept !== undefined && cell.turnMessage === NO_MESSAGE
-    ? kept.keeper.takeEarlier(kept.path, KIND)
+  const earlier = cell.turnMessage === NO_MESSAGE
+    ? cell.core.scheduler.dueKeeper?.takeEarlier(cell.path, KIND)
     : undefined;
   const was = typeof earlier?.data === "number"
     ? earlier.data - earlier.inMs
@@ -120,20 +124,8 @@ export function setReceiveTimeout(
     RECEIVE_TIMEOUT_KEY,
     ReceiveTimeout,
     ms - idle,
-    kept,
     ms,
   );
-}
-
-/** What the receive timeout's due time is kept as, by the scheduler's keeper. */
-const KIND = "receive-timeout";
-
-/** Where `cell`'s receive timeout is kept, if its scheduler keeps due times. */
-function keptAs(cell: CellPort): KeptAs | undefined {
-  const keeper = cell.core.scheduler.dueKeeper;
-  return keeper === undefined
-    ? undefined
-    : { keeper, path: cell.path, kind: KIND };
 }
 
 /** A message (not a timer's) arrives: the receive timeout's period starts again. */
@@ -160,7 +152,6 @@ export function receiveTimeoutDue(cell: CellPort): boolean {
     RECEIVE_TIMEOUT_KEY,
     ReceiveTimeout,
     due ? ms : Math.min(ms, ms - idle),
-    keptAs(cell),
     ms,
   );
   return due;

@@ -25,8 +25,13 @@ import { isRuntimeNotice } from "../poison_pill.ts";
 import type { TimerTicket } from "./timers.ts";
 import { RESTART_KIND } from "../../supervision/supervised.ts";
 
-/** The key of the pending restart among the actor's timers. */
-export const RESTART_TIMER: unique symbol = Symbol("restart");
+/**
+ * The key of the pending restart among the actor's timers; its description
+ * is the kind its due time is kept as.
+ */
+export const RESTART_TIMER: unique symbol = /* @__PURE__ */ Symbol(
+  RESTART_KIND,
+);
 
 const STASH_FULL = "stash full while waiting to restart";
 
@@ -70,21 +75,21 @@ export function scheduleRestart(
     cell.core.deadLetter(over[i], over[i + 1], cell, STASH_FULL);
   }
   const due: RestartDue = { reason, message };
-  const keeper = cell.core.scheduler.dueKeeper;
   // Kept: what the typed backoff needs to wait again in a later life.
   timers.startInternalTimer(
     RESTART_TIMER,
     due,
     delayMs,
-    keeper && { keeper, path: cell.path, kind: RESTART_KIND },
-    keeper && cell.props.failureHandling?.keptWait(cell, reason),
+    cell.core.scheduler.dueKeeper &&
+      cell.props.failureHandling?.keptWait(cell, reason),
   );
 }
 
 /** The pending restart's timer fired: restart, unless a stop cancelled it. */
 export function restartDue(cell: CellPort, ticket: TimerTicket): void {
-  if (!cell.actorTimers().accept(ticket)) return; // cancelled by a stop
-  ticket.forget(); // before the restart: at most once
+  const timers = cell.actorTimers();
+  if (!timers.accept(ticket)) return; // cancelled by a stop
+  timers.forget(ticket); // before the restart: at most once
   cell.ensureExtras().restartCapacity = -1;
   const due = ticket.message as RestartDue;
   if (cell.isSuspended) cell.restart(due.reason, due.message);

@@ -19,14 +19,6 @@ import { NO_MESSAGE } from "../kernel/cell_state.ts";
 import { Notice } from "../kernel/mailbox.ts";
 import { RECEIVE_TIMEOUT_KEY, receiveTimeoutDue } from "./receive_timeout.ts";
 import type { Scheduler } from "../ports/scheduler.ts";
-import type { DueKeeper } from "../ports/due_keeper.ts";
-
-/** Where an internal timer's due time is kept, to outlive the system's memory. Internal. */
-export interface KeptAs {
-  readonly keeper: DueKeeper;
-  readonly path: string;
-  readonly kind: string;
-}
 
 /**
  * Keyed timers of one actor, as `this.context.timers`. Each delivers its
@@ -161,24 +153,32 @@ export interface TimerScheduler {
 
 /** A scheduled timer; also the notice that reaches the mailbox. Internal. */
 export class TimerTicket extends Notice {
+  // `declare`d, as the constructor assigns them: a field would be emitted
+  // once more, as a definition (undefined) before the assignment.
+  declare readonly key: unknown;
+  declare readonly message: unknown;
+  /** Milliseconds between deliveries, or -1 for a single timer. */
+  declare readonly repeatMs: number;
+  declare handle: unknown;
+  /**
+   * The runtime's own timer (a receive timeout, a typed restart), which
+   * `cancelAll()` leaves alone and a scheduler's `dueKeeper` keeps.
+   */
+  declare readonly internal: boolean;
+
   constructor(
-    readonly key: unknown,
-    readonly message: unknown,
-    /** Milliseconds between deliveries, or -1 for a single timer. */
-    readonly repeatMs: number,
-    public handle: unknown,
-    /** The runtime's own timer (a receive timeout, a typed restart), which `cancelAll()` leaves alone. */
-    readonly internal: boolean,
-    /** Where its due time is kept, if anywhere: forgotten when it is cancelled. */
-    readonly kept: KeptAs | undefined = undefined,
+    key: unknown,
+    message: unknown,
+    repeatMs: number,
+    handle: unknown,
+    internal: boolean,
   ) {
     super();
-  }
-
-  /** Forgets the kept due time (cancelled, or it ran). */
-  forget(): void {
-    const kept = this.kept;
-    if (kept !== undefined) kept.keeper.drop(kept.path, kept.kind);
+    this.key = key;
+    this.message = message;
+    this.repeatMs = repeatMs;
+    this.handle = handle;
+    this.internal = internal;
   }
 
   /** Its message, unless it was cancelled or replaced meanwhile. */
@@ -208,16 +208,24 @@ export class ActorTimers implements TimerScheduler {
   readonly #active = new Map<unknown, TimerTicket>();
   readonly #deliver: (ticket: TimerTicket) => void;
   readonly #scheduler: Scheduler;
+  /** The owner, whose path its kept due times are kept under. */
+  readonly #owner: { readonly path: string };
   /** Set once the owner stops: told of each start, which starts nothing. */
   #closed: (() => void) | undefined = undefined;
 
   /**
    * @param scheduler The system's scheduler, which runs every timer.
    * @param deliver Puts a due ticket in the owner's mailbox.
+   * @param owner The owner's cell.
    */
-  constructor(scheduler: Scheduler, deliver: (ticket: TimerTicket) => void) {
+  constructor(
+    scheduler: Scheduler,
+    deliver: (ticket: TimerTicket) => void,
+    owner: { readonly path: string },
+  ) {
     this.#scheduler = scheduler;
     this.#deliver = deliver;
+    this.#owner = owner;
   }
 
   startSingleTimer(key: unknown, message: unknown, delayMs: number): void {
@@ -264,7 +272,7 @@ export class ActorTimers implements TimerScheduler {
     if (ticket === undefined) return;
     this.#active.delete(key);
     this.#scheduler.clearTimeout(ticket.handle);
-    ticket.forget();
+    this.forget(ticket);
   }
 
   cancelAll(): void {
@@ -280,24 +288,34 @@ export class ActorTimers implements TimerScheduler {
   /**
    * Starts a single timer of the runtime's own under a private key: the
    * user's `cancelAll()` leaves it alone, {@linkcode ActorTimers.clear}
-   * cancels it. With `kept`, its due time (and `data`) is kept there
-   * until it is cancelled or the caller forgets it.
+   * cancels it. Where the scheduler keeps due times (`dueKeeper`), its due
+   * time (and `data`) is kept as the key's description until it is
+   * cancelled or the caller forgets it ({@linkcode ActorTimers.forget}).
    */
   startInternalTimer(
     key: symbol,
     message: unknown,
     delayMs: number,
-    kept?: KeptAs,
     data?: unknown,
   ): void {
-    this.#start(key, message, delayMs, -1, true, kept, data);
+    this.#start(key, message, delayMs, -1, true, data);
+  }
+
+  /** Forgets the kept due time of the runtime's own timer (cancelled, or it ran). */
+  forget(ticket: TimerTicket): void {
+    if (ticket.internal) {
+      this.#scheduler.dueKeeper?.drop(
+        this.#owner.path,
+        (ticket.key as symbol).description!,
+      );
+    }
   }
 
   /** Cancels every timer, the runtime's own too: the owner restarts. */
   clear(): void {
     for (const ticket of this.#active.values()) {
       this.#scheduler.clearTimeout(ticket.handle);
-      ticket.forget();
+      this.forget(ticket);
     }
     this.#active.clear();
   }
@@ -329,22 +347,21 @@ export class ActorTimers implements TimerScheduler {
     delayMs: number,
     repeatMs: number,
     internal: boolean,
-    kept?: KeptAs,
     data?: unknown,
   ): void {
     if (this.#closed !== undefined) return this.#closed();
     const old = this.#active.get(key);
     if (old !== undefined) this.#scheduler.clearTimeout(old.handle);
     // Replaced, not cancelled: what was kept for the key is kept anew.
-    kept?.keeper.keep(kept.path, kept.kind, delayMs, data);
-    const ticket = new TimerTicket(
-      key,
-      message,
-      repeatMs,
-      undefined,
-      internal,
-      kept,
-    );
+    if (internal) {
+      this.#scheduler.dueKeeper?.keep(
+        this.#owner.path,
+        (key as symbol).description!,
+        delayMs,
+        data,
+      );
+    }
+    const ticket = new TimerTicket(key, message, repeatMs, undefined, internal);
     const scheduler = this.#scheduler;
     const fire = (): void => {
       if (this.#active.get(key) !== ticket) return;

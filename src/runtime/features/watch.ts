@@ -29,8 +29,13 @@ export const TERMINATED: unique symbol = Symbol("Terminated");
 
 /** A watched actor's end, queued for a watcher. */
 export class TerminatedNotice extends Notice {
-  constructor(readonly ref: ActorRef<never>) {
+  // `declare`d and assigned: a parameter property would be emitted twice
+  // (a definition, then the assignment).
+  declare readonly ref: ActorRef<never>;
+
+  constructor(ref: ActorRef<never>) {
     super();
+    this.ref = ref;
   }
 
   override open(watcher: Cell): unknown {
