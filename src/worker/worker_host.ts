@@ -250,6 +250,7 @@ export class WorkerHost extends Actor<unknown> {
     this.#outbox = new Outbox(
       endpoint,
       (frame, error) => this.#uncloneable(frame, error),
+      this.#inFlight as Book<unknown, unknown>,
     );
     const epoch = this.#epoch;
     const conduit = this.#settings.conduit;
@@ -397,9 +398,15 @@ export class WorkerHost extends Actor<unknown> {
       return;
     }
     if (refusedSender(this.context.system, message, recipient, sender)) return;
-    const seq = ++this.#seq;
-    this.#inFlight.set(seq, message, sender, recipient);
-    this.#outbox!.deliver(seq, target, message, this.#exports.senderId(sender));
+    // In the books by being in the outbox's batch (see Book).
+    this.#outbox!.deliver(
+      ++this.#seq,
+      target,
+      message,
+      this.#exports.senderId(sender),
+      sender,
+      recipient,
+    );
   }
 
   #stop(spawn: SpawnCommand): void {
