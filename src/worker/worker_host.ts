@@ -397,13 +397,20 @@ export class WorkerHost extends Actor<unknown> {
       );
       return;
     }
-    if (refusedSender(this.context.system, message, recipient, sender)) return;
+    let senderId = 0;
+    if (sender !== undefined) {
+      // (The system is looked up only for a sender: a stream has none.)
+      if (refusedSender(this.context.system, message, recipient, sender)) {
+        return;
+      }
+      senderId = this.#exports.idOf(sender);
+    }
     // In the books by being in the outbox's batch (see Book).
     this.#outbox!.deliver(
       ++this.#seq,
       target,
       message,
-      this.#exports.senderId(sender),
+      senderId,
       sender,
       recipient,
     );
