@@ -212,10 +212,10 @@ export class Outbox {
     const joins = run >= 0 && seq === this.#runSeq &&
       target === this.#runTarget && sender === this.#runSender &&
       recipient === this.#runRecipient;
-    let transfer: Transfer | undefined;
     if (isTransfer(message)) {
-      transfer = message;
       for (const object of message.transfer) this.#transfer.push(object);
+      // The message's slot, in the run or after a new run's header.
+      (this.#transferBySlot ??= new Map()).set(n + (joins ? 0 : 5), message);
       message = message.message;
     }
     if (joins) {
@@ -235,15 +235,6 @@ export class Outbox {
       this.#runSeq = seq === 0 ? 0 : seq + 1;
       this.#runRecipient = recipient;
       if (seq !== 0) this.#book?.run(frames, n, senderRef, recipient);
-    }
-    if (transfer !== undefined) {
-      let bySlot = this.#transferBySlot;
-      if (bySlot === undefined) {
-        bySlot = this.#transferBySlot = new Map();
-        if (seq !== 0) this.#book?.transfers(bySlot);
-      }
-      // The message's slot, in the run or after a new run's header.
-      bySlot.set(n + (joins ? 0 : 5), transfer);
     }
     // Posted at once when full, unless a turn owed an outcome may be under
     // way (then at its end: see the class's header).
@@ -296,6 +287,8 @@ export class Outbox {
   /** Drops whatever is queued and posts nothing more. */
   close(): void {
     this.#closed = true;
+    // What was queued stays in the books, to be given back.
+    this.#book?.sealed(this.#transferBySlot);
     this.#frames = [];
     this.#transfer = [];
     this.#transferBySlot = undefined;
@@ -330,7 +323,7 @@ export class Outbox {
     this.#frames = [];
     this.#transfer = [];
     this.#transferBySlot = undefined;
-    this.#book?.sealed();
+    this.#book?.sealed(bySlot);
     try {
       this.#post(frames, transfer);
     } catch {
@@ -463,18 +456,17 @@ export class Book<M, R> {
     batch.runs.push(header, sender, recipient);
   }
 
-  /** The batch being filled holds `transfers` (by slot). Called by the outbox. */
-  transfers(transfers: Map<number, Transfer>): void {
-    if (this.#filling) {
-      this.#batches[this.#batches.length - 1].transfers = transfers;
-    }
-  }
-
-  /** The batch being filled is posted: later runs are in a new one. */
-  sealed(): void {
+  /**
+   * The batch being filled is posted (or dropped: the link closed), with
+   * `transfers`, its messages sent as `Transfer`s by slot: later runs are
+   * in a new batch. Called by the outbox.
+   */
+  sealed(transfers: Map<number, Transfer> | undefined): void {
     if (!this.#filling) return;
     this.#filling = false;
-    this.#settle(this.#batches.length - 1, 0);
+    const b = this.#batches.length - 1;
+    this.#batches[b].transfers = transfers;
+    this.#settle(b, 0);
   }
 
   /**
@@ -482,25 +474,26 @@ export class Book<M, R> {
    * `sender` and `recipient`; returns whether it was held.
    */
   take(seq: number): boolean {
-    const b = this.#find(seq);
-    if (b < 0) return false;
-    const batch = this.#batches[b];
-    const { frames, runs } = batch;
-    for (let r = runs.length - 3; r >= 0; r -= 3) {
-      const header = runs[r] as number;
-      const from = frames[header + 1] as number;
-      if (seq < from) continue;
-      const slot = header + 5 + seq - from;
-      const message = frames[slot];
-      if (seq - from >= (frames[header + 4] as number) || message === SETTLED) {
-        return false;
+    const batches = this.#batches;
+    // Oldest first: what the worker returns is mostly among the oldest.
+    for (let b = 0; b < batches.length; b++) {
+      const batch = batches[b];
+      const { frames, runs } = batch;
+      if (seq < this.#first(batch)) break;
+      for (let r = 0; r < runs.length; r += 3) {
+        const header = runs[r] as number;
+        const k = seq - (frames[header + 1] as number);
+        if (k < 0 || k >= (frames[header + 4] as number)) continue;
+        const slot = header + 5 + k;
+        const message = frames[slot];
+        if (message === SETTLED) return false;
+        this.message = (batch.transfers?.get(slot) ?? message) as M;
+        this.sender = runs[r + 1] as R | undefined;
+        this.recipient = runs[r + 2] as R;
+        frames[slot] = SETTLED;
+        this.#settle(b, 1);
+        return true;
       }
-      this.message = (batch.transfers?.get(slot) ?? message) as M;
-      this.sender = runs[r + 1] as R | undefined;
-      this.recipient = runs[r + 2] as R;
-      frames[slot] = SETTLED;
-      this.#settle(b, 1);
-      return true;
     }
     return false;
   }
@@ -585,21 +578,6 @@ export class Book<M, R> {
     }
     batches.splice(b, 1);
     return true;
-  }
-
-  /** The index of the batch `seq` falls in, or -1. */
-  #find(seq: number): number {
-    const batches = this.#batches;
-    let low = 0;
-    let high = batches.length - 1;
-    while (low <= high) {
-      const mid = (low + high) >> 1;
-      const batch = batches[mid];
-      if (seq < this.#first(batch)) high = mid - 1;
-      else if (seq > this.#last(batch)) low = mid + 1;
-      else return mid;
-    }
-    return -1;
   }
 
   #first(batch: KeptBatch): number {

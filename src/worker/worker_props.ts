@@ -16,7 +16,7 @@
  * A stand-in is an ordinary local actor, so its ref is watched, asked and
  * told like any other; it passes each message, with its sender, to the
  * link. A `tell` skips it while it has nothing waiting and the worker is
- * up (see `StandInDoor`). Under a BackoffSupervisor, messages sent while the
+ * up (see `standInDoor`). Under a BackoffSupervisor, messages sent while the
  * worker is down wait in the supervisor's stash and reach the next worker,
  * in which the gate's actors are spawned again before anything else.
  *
@@ -43,7 +43,6 @@ import {
   StopCommand,
 } from "./messages.ts";
 import { Conduit, type HostSettings, WorkerHost } from "./worker_host.ts";
-import type { TrackedMessage } from "../runtime/ports/tracked_message.ts";
 import type { Transfer } from "./transfer.ts";
 
 /**
@@ -163,7 +162,7 @@ class StandInState {
 /**
  * The local stand-in of an actor in the worker: it passes each message,
  * with its sender, on to the worker. Most messages skip it: see
- * {@linkcode StandInDoor}.
+ * {@linkcode standInDoor}.
  */
 class RemoteStandIn extends Actor<unknown> {
   readonly #conduit: Conduit;
@@ -228,62 +227,47 @@ class RemoteStandIn extends Actor<unknown> {
  * `ask` sends with `tell`, so an ask takes the same way, and so does a
  * tracked message. The runtime's remote port calls it (`remote.ts`).
  */
-class StandInDoor implements DeliveryHook {
-  readonly #ref: ActorRef<never>;
-  readonly #state: StandInState;
-  readonly #conduit: Conduit;
-  readonly #name: string;
-
-  constructor(
-    ref: ActorRef<unknown>,
-    state: StandInState,
-    conduit: Conduit,
-    name: string,
-  ) {
-    this.#ref = ref as ActorRef<never>;
-    this.#state = state;
-    this.#conduit = conduit;
-    this.#name = name;
-  }
-
-  /** The owner to hand a message to at once, if the short cut is open. */
-  #host(): WorkerHost | undefined {
-    const state = this.#state;
-    const conduit = this.#conduit;
-    return state.queued === 0 && !state.stopped && conduit.queued === 0
+function standInDoor(
+  ref: ActorRef<unknown>,
+  state: StandInState,
+  conduit: Conduit,
+  name: string,
+): DeliveryHook {
+  // The owner to hand a message to at once, if the short cut is open.
+  const host = (): WorkerHost | undefined =>
+    state.queued === 0 && !state.stopped && conduit.queued === 0
       ? conduit.host
       : undefined;
-  }
-
-  tell(message: unknown, sender: ActorRef<never> | undefined): boolean {
-    // (A sender that is no ref is the owner's to refuse: a dead letter.)
-    const host = this.#host();
-    if (host !== undefined && message !== PoisonPill) {
-      host.send(this.#name, message, this.#ref, 0, sender);
-      return true;
-    }
-    this.#state.queued++;
-    return false;
-  }
-
-  // A message from the main side of the worker this one runs in, to this
-  // ref: taken here, as the stand-in's turn would take it.
-  tracked(message: TrackedMessage, sender: unknown): boolean {
-    const host = this.#host();
-    if (host !== undefined) {
-      message.taken();
-      host.send(
-        this.#name,
-        message.message,
-        this.#ref,
-        0,
-        sender as ActorRef<never> | undefined,
-      );
-      return true;
-    }
-    this.#state.queued++;
-    return false;
-  }
+  return {
+    tell(message, sender) {
+      // (A sender that is no ref is the owner's to refuse: a dead letter.)
+      const owner = host();
+      if (owner !== undefined && message !== PoisonPill) {
+        owner.send(name, message, ref as ActorRef<never>, 0, sender);
+        return true;
+      }
+      state.queued++;
+      return false;
+    },
+    // A message from the main side of the worker this one runs in, to this
+    // ref: taken here, as the stand-in's turn would take it.
+    tracked(message, sender) {
+      const owner = host();
+      if (owner !== undefined) {
+        message.taken();
+        owner.send(
+          name,
+          message.message,
+          ref as ActorRef<never>,
+          0,
+          sender as ActorRef<never> | undefined,
+        );
+        return true;
+      }
+      state.queued++;
+      return false;
+    },
+  };
 }
 
 /** The checked options. */
@@ -403,7 +387,7 @@ class WorkerGate extends Actor<unknown> {
         new RemoteStandIn(conduit, request.name, state, forget)
       ),
       request.name,
-      (standIn) => new StandInDoor(standIn, state, conduit, request.name),
+      (standIn) => standInDoor(standIn, state, conduit, request.name),
     );
     // Counted as on its way, so no tell takes the short cut to the worker
     // before the actor it is for was spawned there.
