@@ -250,6 +250,7 @@ export class WorkerHost extends Actor<unknown> {
     this.#outbox = new Outbox(
       endpoint,
       (frame, error) => this.#uncloneable(frame, error),
+      this.#inFlight as Book<unknown, unknown>,
     );
     const epoch = this.#epoch;
     const conduit = this.#settings.conduit;
@@ -396,10 +397,23 @@ export class WorkerHost extends Actor<unknown> {
       );
       return;
     }
-    if (refusedSender(this.context.system, message, recipient, sender)) return;
-    const seq = ++this.#seq;
-    this.#inFlight.set(seq, message, sender, recipient);
-    this.#outbox!.deliver(seq, target, message, this.#exports.senderId(sender));
+    let senderId = 0;
+    if (sender !== undefined) {
+      // (The system is looked up only for a sender: a stream has none.)
+      if (refusedSender(this.context.system, message, recipient, sender)) {
+        return;
+      }
+      senderId = this.#exports.idOf(sender);
+    }
+    // In the books by being in the outbox's batch (see Book).
+    this.#outbox!.deliver(
+      ++this.#seq,
+      target,
+      message,
+      senderId,
+      sender,
+      recipient,
+    );
   }
 
   #stop(spawn: SpawnCommand): void {

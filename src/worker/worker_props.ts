@@ -16,7 +16,7 @@
  * A stand-in is an ordinary local actor, so its ref is watched, asked and
  * told like any other; it passes each message, with its sender, to the
  * link. A `tell` skips it while it has nothing waiting and the worker is
- * up (see `shortcut`). Under a BackoffSupervisor, messages sent while the
+ * up (see `standInDoor`). Under a BackoffSupervisor, messages sent while the
  * worker is down wait in the supervisor's stash and reach the next worker,
  * in which the gate's actors are spawned again before anything else.
  *
@@ -162,7 +162,7 @@ class StandInState {
 /**
  * The local stand-in of an actor in the worker: it passes each message,
  * with its sender, on to the worker. Most messages skip it: see
- * {@linkcode shortcut}.
+ * {@linkcode standInDoor}.
  */
 class RemoteStandIn extends Actor<unknown> {
   readonly #conduit: Conduit;
@@ -227,19 +227,23 @@ class RemoteStandIn extends Actor<unknown> {
  * `ask` sends with `tell`, so an ask takes the same way, and so does a
  * tracked message. The runtime's remote port calls it (`remote.ts`).
  */
-function shortcut(
+function standInDoor(
   ref: ActorRef<unknown>,
   state: StandInState,
   conduit: Conduit,
   name: string,
 ): DeliveryHook {
-  const open = (): boolean =>
-    state.queued === 0 && !state.stopped && conduit.open;
+  // The owner to hand a message to at once, if the short cut is open.
+  const host = (): WorkerHost | undefined =>
+    state.queued === 0 && !state.stopped && conduit.queued === 0
+      ? conduit.host
+      : undefined;
   return {
     tell(message, sender) {
       // (A sender that is no ref is the owner's to refuse: a dead letter.)
-      if (open() && message !== PoisonPill) {
-        conduit.host!.send(name, message, ref as ActorRef<never>, 0, sender);
+      const owner = host();
+      if (owner !== undefined && message !== PoisonPill) {
+        owner.send(name, message, ref as ActorRef<never>, 0, sender);
         return true;
       }
       state.queued++;
@@ -248,9 +252,10 @@ function shortcut(
     // A message from the main side of the worker this one runs in, to this
     // ref: taken here, as the stand-in's turn would take it.
     tracked(message, sender) {
-      if (open()) {
+      const owner = host();
+      if (owner !== undefined) {
         message.taken();
-        conduit.host!.send(
+        owner.send(
           name,
           message.message,
           ref as ActorRef<never>,
@@ -382,7 +387,7 @@ class WorkerGate extends Actor<unknown> {
         new RemoteStandIn(conduit, request.name, state, forget)
       ),
       request.name,
-      (standIn) => shortcut(standIn, state, conduit, request.name),
+      (standIn) => standInDoor(standIn, state, conduit, request.name),
     );
     // Counted as on its way, so no tell takes the short cut to the worker
     // before the actor it is for was spawned there.

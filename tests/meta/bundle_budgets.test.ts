@@ -77,8 +77,12 @@ const BUDGETS: Budget[] = [
   // BackoffSupervisor's door too.
   // `workerBackoff` an import of its own: the main side without backoff no
   // longer bundles the BackoffSupervisor, -3,636 B.
-  { id: "worker-main", ceiling: 19_950, target: 12_000 },
-  { id: "worker-serve", ceiling: 17_660, target: 12_000 },
+  // The books of messages in flight kept in the outbox's batches (no
+  // per-message entry: a stream's main side some 0.6x the cost a tell in
+  // Bun and Node), +147 B main side; the outbox's hooks for them, +58 B in
+  // the worker's script too.
+  { id: "worker-main", ceiling: 20_110, target: 12_000 },
+  { id: "worker-serve", ceiling: 17_720, target: 12_000 },
 ];
 
 interface Row {

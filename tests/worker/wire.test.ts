@@ -1,16 +1,42 @@
 // Copyright 2026 the understudy authors. MIT license.
-// The main side's books of messages in flight (`Book` in wire.ts): what is
-// set and not dropped or taken comes back once, oldest first, across
-// chunks emptied and re-used; and the outbox's acknowledgements, which go
-// in runs, with the next batch posted.
+// The main side's books of messages in flight (`Book` in wire.ts, kept in
+// the outbox's batches): what is sent and not dropped or taken comes back
+// once, oldest first, with its own sender and recipient, across batches let
+// go of and kept; and the outbox's acknowledgements, which go in runs, with
+// the next batch posted.
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { ACKS, BATCH_SLOTS, Book, Outbox } from "../../src/worker/wire.ts";
+import { Transfer } from "../../src/worker/transfer.ts";
 
 const RECIPIENT = { name: "recipient" };
 
-function remaining(book: Book<number, object>): number[] {
-  const left: number[] = [];
+/** Books, and an outbox that keeps its batches in them (posting to nowhere). */
+function books() {
+  const book = new Book<unknown, object>();
+  const posted: unknown[][] = [];
+  const box = new Outbox(
+    {
+      postMessage: (batch: unknown) => posted.push(batch as unknown[]),
+      addEventListener: () => {},
+      removeEventListener: () => {},
+    },
+    () => {},
+    book as Book<unknown, unknown>,
+  );
+  /** Sends `message` under `seq`, as the owner of a worker does. */
+  const send = (
+    seq: number,
+    message: unknown,
+    recipient: object = RECIPIENT,
+    sender?: object,
+    senderId = 0,
+  ) => box.deliver(seq, "target", message, senderId, sender, recipient);
+  return { book, box, send, posted };
+}
+
+function remaining(book: Book<unknown, object>): unknown[] {
+  const left: unknown[] = [];
   book.clear((message, _sender, recipient) => {
     assert.equal(recipient, RECIPIENT);
     left.push(message);
@@ -19,8 +45,8 @@ function remaining(book: Book<number, object>): number[] {
 }
 
 describe("the books of messages in flight", () => {
-  it("give back each entry not acknowledged once, in order, after chunks were emptied and re-used", () => {
-    const book = new Book<number, object>();
+  it("give back each entry not acknowledged once, in order, after batches were let go of", () => {
+    const { book, box, send } = books();
     const expected: number[] = [];
     let seq = 0;
     // A stream acknowledged in runs, leaving one entry in every 1,000.
@@ -28,11 +54,12 @@ describe("the books of messages in flight", () => {
       const first = seq + 1;
       for (let k = 0; k < 2_500; k++) {
         seq++;
-        book.set(seq, seq, undefined, RECIPIENT);
+        send(seq, seq);
       }
+      box.flush();
       for (let s = first; s <= seq; s += 1_000) {
         const end = Math.min(seq, s + 998);
-        book.drop(s, end); // s + 999 stays
+        assert.equal(book.drop(s, end), 0, "every one held"); // s + 999 stays
         if (s + 999 <= seq) expected.push(s + 999);
       }
     }
@@ -48,15 +75,14 @@ describe("the books of messages in flight", () => {
   });
 
   it("start again at any seq after everything was acknowledged", () => {
-    const book = new Book<number, object>();
-    for (let seq = 1; seq <= 5_000; seq++) {
-      book.set(seq, seq, undefined, RECIPIENT);
-    }
-    book.drop(1, 5_000);
-    for (let seq = 5_001; seq <= 9_000; seq++) {
-      book.set(seq, seq, undefined, RECIPIENT);
-    }
-    book.drop(5_001, 8_990);
+    const { book, box, send } = books();
+    for (let seq = 1; seq <= 5_000; seq++) send(seq, seq);
+    box.flush();
+    assert.equal(book.drop(1, 5_000), 0);
+    assert.equal(book.batchCount, 0, "whole batches acknowledged: none kept");
+    for (let seq = 5_001; seq <= 9_000; seq++) send(seq, seq);
+    box.flush();
+    assert.equal(book.drop(5_001, 8_990), 0);
     assert.deepEqual(remaining(book), [
       8_991,
       8_992,
@@ -70,30 +96,80 @@ describe("the books of messages in flight", () => {
       9_000,
     ]);
   });
+
+  it("count the seqs of an acknowledgement that were not held, whole batches or parts", () => {
+    const { book, box, send } = books();
+    for (let seq = 1; seq <= 3_000; seq++) send(seq, seq);
+    box.flush();
+    assert.equal(book.drop(10, 19), 0);
+    assert.equal(book.drop(1, 3_000), 10, "10…19 acknowledged already");
+    assert.equal(book.drop(1, 3_000), 3_000, "nothing held any more");
+    assert.equal(book.batchCount, 0);
+  });
+
+  it("give each message back with the sender and recipient it was sent with", () => {
+    const { book, box, send } = books();
+    const other = { name: "other" };
+    const sender = { name: "sender" };
+    // Runs broken by a change of recipient or sender, and a Transfer.
+    const transfer = new Transfer({ bytes: 1 }, []);
+    send(1, "a");
+    send(2, "b", other);
+    send(3, "c", other, sender, 7);
+    send(4, transfer, other, sender, 7);
+    send(5, "e");
+    box.flush();
+    const left: unknown[][] = [];
+    book.clear((message, from, to) => left.push([message, from, to]));
+    assert.deepEqual(left, [
+      ["a", undefined, RECIPIENT],
+      ["b", undefined, other],
+      ["c", sender, other],
+      [transfer, sender, other],
+      ["e", undefined, RECIPIENT],
+    ]);
+    assert.equal(left[3][0], transfer, "the Transfer itself, as it was sent");
+  });
+
+  it("hold what is sent and not posted yet, to give back if the link closes", () => {
+    const { book, box, send, posted } = books();
+    send(1, "posted");
+    box.flush();
+    send(2, "queued");
+    box.close();
+    assert.equal(posted.length, 1);
+    assert.deepEqual(remaining(book), ["posted", "queued"]);
+  });
 });
 
 describe("the books, behind an entry held long", () => {
-  it("free each chunk emptied after it, so one entry does not keep them all", () => {
-    const book = new Book<number, object>();
-    book.set(1, 1, undefined, RECIPIENT); // held, as a stashed message is
+  it("let go of each batch emptied after it, so one entry does not keep them all", () => {
+    const { book, box, send } = books();
+    send(1, 1); // held, as a stashed message is
+    box.flush();
     for (let seq = 2; seq <= 100_000; seq++) {
-      book.set(seq, seq, undefined, RECIPIENT);
-      book.take(seq - 1 === 1 ? seq : seq - 1);
+      send(seq, seq);
+      if (seq % 1_000 === 0) {
+        box.flush();
+        assert.equal(book.drop(Math.max(2, seq - 999), seq), 0);
+      }
     }
-    assert.ok(book.chunkCount <= 3, `${book.chunkCount} chunks`);
+    assert.ok(book.batchCount <= 2, `${book.batchCount} batches`);
     assert.ok(book.take(1), "the held entry is still there");
     assert.equal(book.message, 1);
-    assert.ok(book.chunkCount <= 2, `${book.chunkCount} chunks`);
+    assert.ok(book.batchCount <= 1, `${book.batchCount} batches`);
   });
 
-  it("free them too when one message at a time is in flight (a ping-pong)", () => {
-    const book = new Book<number, object>();
-    book.set(1, 1, undefined, RECIPIENT);
+  it("let go of them too when one message at a time is in flight (a ping-pong)", () => {
+    const { book, box, send } = books();
+    send(1, 1);
+    box.flush();
     for (let seq = 2; seq <= 100_000; seq++) {
-      book.set(seq, seq, undefined, RECIPIENT);
+      send(seq, seq);
+      box.flush();
       assert.ok(book.take(seq));
     }
-    assert.ok(book.chunkCount <= 2, `${book.chunkCount} chunks`);
+    assert.ok(book.batchCount <= 1, `${book.batchCount} batches`);
     assert.deepEqual(remaining(book), [1]);
   });
 });
