@@ -31,7 +31,7 @@ import {
   OUTBOX_PREFIX,
   type OutboxChunk,
   type OutboxStore,
-  type Outgoing,
+  type RecoveredTell,
 } from "./channel.ts";
 import type {
   DurableObjectNamespaceLike,
@@ -393,7 +393,7 @@ export class ActorHost {
       {
         binding: string;
         name: string;
-        items: Outgoing[];
+        tells: RecoveredTell[];
         chunks: OutboxChunk[];
       }
     >();
@@ -414,7 +414,7 @@ export class ActorHost {
         way = {
           binding: chunk.binding,
           name: chunk.name,
-          items: [],
+          tells: [],
           chunks: [],
         };
         byWay.set(wayKey, way);
@@ -432,11 +432,10 @@ export class ActorHost {
         } catch {
           continue;
         }
-        way.items.push({
+        way.tells.push({
           to: packet[0],
           message: packet[1],
           senderPath: packet[2],
-          sender: undefined,
           recipient,
           seq,
           incarnation: chunk.incarnation,
@@ -461,7 +460,7 @@ export class ActorHost {
         );
         continue;
       }
-      channel.recover(way.items, way.chunks);
+      channel.recover(way.tells, way.chunks);
     }
   }
 
