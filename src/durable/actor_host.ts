@@ -945,6 +945,11 @@ export class ActorHost {
         ? this.#senderRef(generation, caller, senderPath)
         : undefined;
       const run = routes[r];
+      if (typeof run !== "string" && !Array.isArray(run)) {
+        // One actor takes the whole run: a tell a message, nothing more.
+        for (let i = from; i < end; i++) run.tell(messages[i], sender);
+        continue;
+      }
       for (let i = from; i < end; i++) {
         const route = Array.isArray(run) ? run[i - from] : run;
         if (typeof route === "string") {

@@ -62,29 +62,52 @@ export interface AskWaiter {
  * ask (one message). One shape for both, so the queue's reads stay
  * monomorphic.
  */
-interface Run {
-  /** The recipient's path in the other object. */
-  readonly to: string;
-  /** The sender's path in this object, if the receiver may reply to it. */
-  readonly senderPath: string | undefined;
-  readonly sender: ActorRef<never> | undefined;
-  readonly recipient: ActorRef<never>;
+class Run {
   /** In the order told, at most `MAX_BATCH`: a call sends them as they are. */
-  messages: unknown[];
+  declare messages: unknown[];
+  /** The recipient's path in the other object. */
+  declare readonly to: string;
+  /** The sender's path in this object, if the receiver may reply to it. */
+  declare readonly senderPath: string | undefined;
+  declare readonly sender: ActorRef<never> | undefined;
+  declare readonly recipient: ActorRef<never>;
   /** The first message's number (0: not numbered); the others follow on. */
-  first: number;
+  declare first: number;
   /** The incarnation the messages are numbered in (numbered tells only). */
-  readonly incarnation: string | undefined;
+  declare readonly incarnation: string | undefined;
   /** Whether later tells may join it: not once it is out, nor an ask, a lone or a recovered run. */
-  open: boolean;
+  declare open: boolean;
   /** Sent in a call of its own (a batch it was in could not be serialized). */
-  readonly alone: boolean;
-  /** Messages stored in the outbox so far. */
-  saved: number;
+  declare alone: boolean;
   /** Set for an ask. */
-  readonly ask: AskWaiter | undefined;
+  declare readonly waiter: AskWaiter | undefined;
   /** An ask's number on this way (asks from a host that knows itself): its retries carry it, so that the receiver answers a retry with the first call's answer. */
-  readonly askId: number | undefined;
+  declare readonly askId: number | undefined;
+
+  constructor(
+    to: string,
+    message: unknown,
+    senderPath: string | undefined,
+    sender: ActorRef<never> | undefined,
+    recipient: ActorRef<never>,
+    first: number,
+    incarnation: string | undefined,
+    open: boolean,
+    waiter?: AskWaiter,
+    askId?: number,
+  ) {
+    this.messages = [message];
+    this.to = to;
+    this.senderPath = senderPath;
+    this.sender = sender;
+    this.recipient = recipient;
+    this.first = first;
+    this.incarnation = incarnation;
+    this.open = open;
+    this.alone = false;
+    this.waiter = waiter;
+    this.askId = askId;
+  }
 }
 
 /** A tell an earlier life stored and did not deliver, as read back. */
@@ -139,8 +162,8 @@ export class Channel {
   readonly #binding: string;
   readonly #name: string;
   readonly #outbox: OutboxStore | undefined;
-  /** Runs with numbered tells not stored yet: stored before the next call leaves. */
-  #unsaved: Run[] = [];
+  /** Numbered tells not stored yet (`[number, packet]`): stored before the next call leaves. */
+  #unsaved: [number, WirePacket][] = [];
   /** What is stored and not yet delivered or given up, in order. */
   #chunks: OutboxChunk[] = [];
   /** Incarnations of this object's earlier lives whose tells this way still carries. */
@@ -201,33 +224,19 @@ export class Channel {
   recover(tells: RecoveredTell[], chunks: OutboxChunk[]): void {
     for (const chunk of chunks) this.#older.add(chunk.incarnation);
     this.#chunks = chunks.concat(this.#chunks);
-    const runs: Run[] = [];
-    for (const tell of tells) {
-      const last = runs[runs.length - 1];
-      if (
-        last !== undefined && last.to === tell.to &&
-        last.senderPath === tell.senderPath &&
-        last.incarnation === tell.incarnation &&
-        last.first + last.messages.length === tell.seq &&
-        last.messages.length < MAX_BATCH
-      ) {
-        last.messages.push(tell.message);
-      } else {
-        runs.push(
-          runOf(
-            tell.to,
-            tell.message,
-            tell.senderPath,
-            undefined,
-            tell.recipient,
-            tell.seq,
-            tell.incarnation,
-            false,
-          ),
-        );
-      }
-    }
-    this.#putBack(runs);
+    // A run each: a call takes as many as follow on from each other.
+    this.#putBack(tells.map((tell) =>
+      new Run(
+        tell.to,
+        tell.message,
+        tell.senderPath,
+        undefined,
+        tell.recipient,
+        tell.seq,
+        tell.incarnation,
+        false,
+      )
+    ));
     this.#wake();
   }
 
@@ -260,7 +269,7 @@ export class Channel {
     }
     const queue = this.#queue;
     const from = this.#from;
-    let run = queue[queue.length - 1];
+    const run = queue[queue.length - 1];
     if (
       run !== undefined && run.open && run.recipient === recipient &&
       run.sender === sender && run.senderPath === senderPath &&
@@ -269,25 +278,29 @@ export class Channel {
       // An open run is this life's last: numbered on from its first.
       run.messages.push(message);
     } else {
-      run = runOf(
-        to,
-        message,
-        senderPath,
-        sender,
-        recipient,
-        from === null ? 0 : this.#nextSeq,
-        from?.[2],
-        true,
+      queue.push(
+        new Run(
+          to,
+          message,
+          senderPath,
+          sender,
+          recipient,
+          from === null ? 0 : this.#nextSeq,
+          from?.[2],
+          true,
+        ),
       );
-      queue.push(run);
     }
     if (from !== null) {
-      this.#nextSeq++;
+      const seq = this.#nextSeq++;
       if (this.#outbox !== undefined) {
         // Stored at the end of this turn, whether or not a call leaves now.
         const unsaved = this.#unsaved;
         if (unsaved.length === 0) queueMicrotask(this.#saver);
-        if (unsaved[unsaved.length - 1] !== run) unsaved.push(run);
+        unsaved.push([
+          seq,
+          senderPath === undefined ? [to, message] : [to, message, senderPath],
+        ]);
       }
     }
     this.#wake();
@@ -300,27 +313,23 @@ export class Channel {
     recipient: ActorRef<never>,
     waiter: AskWaiter,
   ): void {
-    if (this.#closed) {
-      const reason = new Error(CLOSED);
-      this.#lose(message, undefined, recipient, reason, 0);
-      waiter.reject(new RemoteDeliveryError(recipient.path, reason, 0));
-      return;
-    }
-    this.#queue.push({
+    const run = new Run(
       to,
-      senderPath: undefined,
-      sender: undefined,
+      message,
+      undefined,
+      undefined,
       recipient,
-      messages: [message],
-      first: 0,
-      incarnation: undefined,
-      open: false,
-      alone: true,
-      saved: 0,
-      ask: waiter,
-      askId: this.#from === null ? undefined : this.#nextAsk++,
-    });
-    this.#wake();
+      0,
+      undefined,
+      false,
+      waiter,
+      this.#from === null ? undefined : this.#nextAsk++,
+    );
+    if (this.#closed) this.#giveUp(run, new Error(CLOSED), 0);
+    else {
+      this.#queue.push(run);
+      this.#wake();
+    }
   }
 
   /** Makes sure the queue is looked at once this turn's sends are in. */
@@ -338,19 +347,12 @@ export class Channel {
    * (structured clone refuses it) is not; RPC refuses it too.
    */
   #save(): void {
-    const runs = this.#unsaved;
+    const entries = this.#unsaved;
     const outbox = this.#outbox;
-    if (runs.length === 0 || outbox === undefined) return;
+    if (entries.length === 0 || outbox === undefined) return;
     this.#unsaved = [];
     // Every unsaved tell is this life's: numbered in its incarnation.
     const incarnation = this.#from![2];
-    const entries: [number, WirePacket][] = [];
-    for (const run of runs) {
-      for (let i = run.saved; i < run.messages.length; i++) {
-        entries.push([run.first + i, packetOf(run, i)]);
-      }
-      run.saved = run.messages.length;
-    }
     const chunk = (part: [number, WirePacket][]) => {
       const key =
         `${OUTBOX_PREFIX}${this.#binding}/${this.#name}/${incarnation}/${
@@ -377,10 +379,13 @@ export class Channel {
     }
   }
 
-  /** Tells up to `last` of `incarnation` were delivered or given up: their stored copies go. */
-  #settle(incarnation: string | undefined, last: number): void {
+  /** The tells of `call` (and any before them) were delivered or given up: their stored copies go. */
+  #settle(call: Call): void {
     const outbox = this.#outbox;
+    const run = call.runs[call.runs.length - 1];
+    const incarnation = run.incarnation;
     if (outbox === undefined || incarnation === undefined) return;
+    const last = run.first + run.messages.length - 1;
     this.#chunks = this.#chunks.filter((chunk) => {
       if (chunk.incarnation !== incarnation || chunk.last > last) return true;
       outbox.delete(chunk.key).catch(() => {});
@@ -451,15 +456,15 @@ export class Channel {
       const head = queue[this.#head++];
       head.open = false;
       const runs = [head];
-      if (head.ask === undefined) this.#busy = true;
-      if (head.ask === undefined && !head.alone) {
+      if (head.waiter === undefined) this.#busy = true;
+      if (head.waiter === undefined && !head.alone) {
         // One call carries consecutive numbers of one incarnation.
         let size = head.messages.length;
         let last = head;
         while (size < MAX_BATCH && queue.length > this.#head) {
           const next = queue[this.#head];
           if (
-            next.ask !== undefined || next.alone ||
+            next.waiter !== undefined || next.alone ||
             next.incarnation !== head.incarnation ||
             (head.incarnation !== undefined &&
               next.first !== last.first + last.messages.length)
@@ -467,7 +472,9 @@ export class Channel {
           const room = MAX_BATCH - size;
           if (next.messages.length > room) {
             // What fits goes now; the rest waits, still open to tells.
-            runs.push(takeFront(next, room));
+            runs.push(cut(next, 0, room));
+            next.messages = next.messages.slice(room);
+            if (next.incarnation !== undefined) next.first += room;
             size = MAX_BATCH;
             break;
           }
@@ -480,7 +487,7 @@ export class Channel {
       }
       this.#call({
         runs,
-        wire: head.ask === undefined ? wireOf(runs) : undefined,
+        wire: head.waiter === undefined ? wireOf(runs) : undefined,
         attempts: 0,
       });
     }
@@ -521,7 +528,7 @@ export class Channel {
     const head = call.runs[0];
     try {
       const stub = this.#stubNow();
-      const ask = head.ask;
+      const ask = head.waiter;
       if (ask === undefined) {
         const from = this.#from;
         const incarnation = head.incarnation;
@@ -537,7 +544,7 @@ export class Channel {
         const remaining = Math.max(1, Math.ceil(ask.deadline - this.now()));
         result = stub.understudyAsk(
           this.#from,
-          packetOf(head, 0),
+          [head.to, head.messages[0]],
           Math.min(remaining, ask.timeoutMs),
           head.askId,
         );
@@ -553,10 +560,10 @@ export class Channel {
 
   #succeeded(call: Call, value: unknown): void {
     const head = call.runs[0];
-    if (head.ask !== undefined) {
+    if (head.waiter !== undefined) {
       settleAsk(head, value);
     } else {
-      this.#settle(head.incarnation, lastOf(call));
+      this.#settle(call);
       this.#busy = false;
       this.#drain();
     }
@@ -567,7 +574,7 @@ export class Channel {
     // a fresh stub.
     this.#stub = undefined;
     const runs = call.runs;
-    const ask = runs[0].ask;
+    const ask = runs[0].waiter;
     if (
       ask === undefined && call.wire!.messages.length > 1 &&
       isDataCloneError(error) && !this.#closed
@@ -577,19 +584,9 @@ export class Channel {
       const alone: Run[] = [];
       for (const run of runs) {
         for (let i = 0; i < run.messages.length; i++) {
-          alone.push(
-            runOf(
-              run.to,
-              run.messages[i],
-              run.senderPath,
-              run.sender,
-              run.recipient,
-              run.incarnation === undefined ? 0 : run.first + i,
-              run.incarnation,
-              false,
-              true,
-            ),
-          );
+          const one = cut(run, i, i + 1);
+          one.alone = true;
+          alone.push(one);
         }
       }
       this.#putBack(alone);
@@ -612,7 +609,7 @@ export class Channel {
     }
     for (const run of runs) this.#giveUp(run, error, call.attempts);
     if (ask === undefined) {
-      this.#settle(runs[0].incarnation, lastOf(call));
+      this.#settle(call);
       this.#busy = false;
       this.#drain();
     }
@@ -625,7 +622,7 @@ export class Channel {
     // A numbered batch of tells may be sent again whatever happened to the
     // first (the receiver drops copies), so a reset object's error, which
     // is not marked retryable, is retried too: on the fresh stub.
-    const numbered = call.runs[0].ask === undefined && this.#from !== null;
+    const numbered = call.runs[0].waiter === undefined && this.#from !== null;
     if (
       !mayRetry(settings, error, call.attempts) &&
       !(numbered && isFlagged(error, "durableObjectReset") &&
@@ -641,7 +638,7 @@ export class Channel {
     for (const message of run.messages) {
       this.#lose(message, run.sender, run.recipient, error, attempts);
     }
-    run.ask?.reject(
+    run.waiter?.reject(
       new RemoteDeliveryError(run.recipient.path, error, attempts),
     );
   }
@@ -667,98 +664,49 @@ export class Channel {
   }
 }
 
-/** A run of one message (more may join it while it is `open`). */
-function runOf(
-  to: string,
-  message: unknown,
-  senderPath: string | undefined,
-  sender: ActorRef<never> | undefined,
-  recipient: ActorRef<never>,
-  first: number,
-  incarnation: string | undefined,
-  open: boolean,
-  alone = false,
-): Run {
-  return {
-    to,
-    senderPath,
-    sender,
-    recipient,
-    messages: [message],
-    first,
-    incarnation,
-    open,
-    alone,
-    saved: 0,
-    ask: undefined,
-    askId: undefined,
-  };
-}
-
-/** Takes the first `n` messages of `run` into a run of their own (for a call); `run` keeps the rest. */
-function takeFront(run: Run, n: number): Run {
-  const front: Run = {
-    ...run,
-    messages: run.messages.slice(0, n),
-    open: false,
-    saved: Math.min(run.saved, n),
-  };
-  run.messages = run.messages.slice(n);
-  if (run.incarnation !== undefined) run.first += n;
-  run.saved = Math.max(0, run.saved - n);
-  return front;
-}
-
-/** The number of `call`'s last tell (0 if not numbered). */
-function lastOf(call: Call): number {
-  const last = call.runs[call.runs.length - 1];
-  return last.incarnation === undefined
-    ? 0
-    : last.first + last.messages.length - 1;
+/** Messages `start` to `end` of `run` as a run of their own, not open. */
+function cut(run: Run, start: number, end: number): Run {
+  const part = new Run(
+    run.to,
+    undefined,
+    run.senderPath,
+    run.sender,
+    run.recipient,
+    run.incarnation === undefined ? 0 : run.first + start,
+    run.incarnation,
+    false,
+  );
+  part.messages = run.messages.slice(start, end);
+  return part;
 }
 
 /**
- * `runs` as they cross: a run's messages array as it is, when it is the
- * only run (a burst's batches are); runs to one path from one sender
- * path, one after the other, cross as one.
+ * `runs` as they cross: a lone run's messages array as it is (a burst's
+ * batches are lone runs); runs to one path from one sender path, one
+ * after the other, cross as one.
  */
 function wireOf(runs: Run[]): WireBatch {
-  const head = runs[0];
-  if (runs.length === 1) {
-    return {
-      runs: [head.to, head.senderPath ?? "", head.messages.length],
-      messages: head.messages,
-    };
-  }
   const flat: (string | number)[] = [];
-  // Pushed, not preallocated: a holey array serializes as a sparse one.
-  const messages: unknown[] = [];
-  let to: string | undefined;
-  let from: string | undefined;
   for (const run of runs) {
     const senderPath = run.senderPath ?? "";
-    if (run.to === to && senderPath === from) {
-      (flat[flat.length - 1] as number) += run.messages.length;
-    } else {
-      flat.push(run.to, senderPath, run.messages.length);
-      to = run.to;
-      from = senderPath;
-    }
-    for (const message of run.messages) messages.push(message);
+    const at = flat.length - 3;
+    if (at >= 0 && flat[at] === run.to && flat[at + 1] === senderPath) {
+      (flat[at + 2] as number) += run.messages.length;
+    } else flat.push(run.to, senderPath, run.messages.length);
   }
-  return { runs: flat, messages };
-}
-
-/** Message `i` of `run` as a {@linkcode WirePacket} (what the outbox stores, and an ask sends). */
-function packetOf(run: Run, i: number): WirePacket {
-  return run.senderPath === undefined
-    ? [run.to, run.messages[i]]
-    : [run.to, run.messages[i], run.senderPath];
+  return {
+    runs: flat,
+    // Packed (appended), not preallocated: a holey array serializes as a
+    // sparse one.
+    messages: runs.length === 1
+      ? runs[0].messages
+      : runs.flatMap((run) => run.messages),
+  };
 }
 
 /** Settles an ask with the outcome the other object returned. */
 function settleAsk(run: Run, value: unknown): void {
-  const ask = run.ask!;
+  const ask = run.waiter!;
   const outcome = value as WireOutcome;
   if (!Array.isArray(outcome)) {
     ask.reject(
