@@ -55,6 +55,15 @@ import { type ActorHost, withActors } from "../../src/durable/mod.ts";
 
 type Msg = { seq: number; body: string } | "count" | "zero";
 
+/** Messages `start` up to 256 more (not past `n`): one hand-made batch. */
+function batchFrom(start: number, n: number): Msg[] {
+  const batch: Msg[] = [];
+  for (let seq = start; seq < Math.min(n, start + 256); seq++) {
+    batch.push({ seq, body: "hello" });
+  }
+  return batch;
+}
+
 class Counter extends Actor<Msg> {
   #count = 0;
   onReceive(message: Msg): void {
@@ -238,10 +247,7 @@ function senderClass(binding: string | undefined) {
       ) {
         await receiver.actorZero();
         for (let start = 0; start < n; start += 256) {
-          const batch: Msg[] = [];
-          for (let seq = start; seq < Math.min(n, start + 256); seq++) {
-            batch.push({ seq, body: "hello" });
-          }
+          const batch = batchFrom(start, n);
           if (kind === "rpc-batched-to-actor") {
             await receiver.receiveBatchToActor(batch);
           } else {
@@ -256,10 +262,7 @@ function senderClass(binding: string | undefined) {
       if (kind === "rpc-runs-to-actor") {
         await receiver.actorZero();
         for (let start = 0; start < n; start += 256) {
-          const messages: Msg[] = [];
-          for (let seq = start; seq < Math.min(n, start + 256); seq++) {
-            messages.push({ seq, body: "hello" });
-          }
+          const messages = batchFrom(start, n);
           await receiver.receiveRunsToActor({
             runs: ["/user/counter", "/user/b", messages.length],
             messages,
@@ -284,10 +287,7 @@ function senderClass(binding: string | undefined) {
       if (kind === "rpc-deliver-runs") {
         await receiver.actorZero();
         for (let start = 0; start < n; start += 256) {
-          const messages: Msg[] = [];
-          for (let seq = start; seq < Math.min(n, start + 256); seq++) {
-            messages.push({ seq, body: "hello" });
-          }
+          const messages = batchFrom(start, n);
           await receiver.understudyDeliver(null, 0, {
             runs: ["/user/counter", "", messages.length],
             messages,
@@ -321,10 +321,7 @@ function senderClass(binding: string | undefined) {
         await Promise.all(calls);
       } else if (kind === "rpc-batched") {
         for (let start = 0; start < n; start += 256) {
-          const batch: Msg[] = [];
-          for (let seq = start; seq < Math.min(n, start + 256); seq++) {
-            batch.push({ seq, body: "hello" });
-          }
+          const batch = batchFrom(start, n);
           await receiver.receiveBatch(batch);
         }
       } else {

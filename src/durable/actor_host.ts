@@ -31,7 +31,7 @@ import {
   OUTBOX_PREFIX,
   type OutboxChunk,
   type OutboxStore,
-  type Outgoing,
+  type RecoveredTell,
 } from "./channel.ts";
 import type {
   DurableObjectNamespaceLike,
@@ -393,7 +393,7 @@ export class ActorHost {
       {
         binding: string;
         name: string;
-        items: Outgoing[];
+        tells: RecoveredTell[];
         chunks: OutboxChunk[];
       }
     >();
@@ -414,7 +414,7 @@ export class ActorHost {
         way = {
           binding: chunk.binding,
           name: chunk.name,
-          items: [],
+          tells: [],
           chunks: [],
         };
         byWay.set(wayKey, way);
@@ -432,11 +432,10 @@ export class ActorHost {
         } catch {
           continue;
         }
-        way.items.push({
+        way.tells.push({
           to: packet[0],
           message: packet[1],
           senderPath: packet[2],
-          sender: undefined,
           recipient,
           seq,
           incarnation: chunk.incarnation,
@@ -461,7 +460,7 @@ export class ActorHost {
         );
         continue;
       }
-      channel.recover(way.items, way.chunks);
+      channel.recover(way.tells, way.chunks);
     }
   }
 
@@ -946,6 +945,11 @@ export class ActorHost {
         ? this.#senderRef(generation, caller, senderPath)
         : undefined;
       const run = routes[r];
+      if (typeof run !== "string" && !Array.isArray(run)) {
+        // One actor takes the whole run: a tell a message, nothing more.
+        for (let i = from; i < end; i++) run.tell(messages[i], sender);
+        continue;
+      }
       for (let i = from; i < end; i++) {
         const route = Array.isArray(run) ? run[i - from] : run;
         if (typeof route === "string") {

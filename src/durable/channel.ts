@@ -37,43 +37,87 @@ import {
   remoteReason,
 } from "./remote_delivery.ts";
 import { mayRetry, type RetrySettings } from "./retry.ts";
-import {
-  type HostStub,
-  toWireBatch,
-  type WireFrom,
-  type WireOutcome,
-  type WirePacket,
+import type {
+  HostStub,
+  WireBatch,
+  WireFrom,
+  WireOutcome,
+  WirePacket,
 } from "./wire.ts";
 
 /** Tells per call at most. */
 const MAX_BATCH = 256;
 
 /** A pending ask: how to settle it, and when it must be settled by. */
-interface AskWaiter {
+export interface AskWaiter {
   readonly resolve: (reply: unknown) => void;
   readonly reject: (error: Error) => void;
   readonly timeoutMs: number;
   readonly deadline: number;
 }
 
-/** One message on its way. */
-export interface Outgoing {
+/**
+ * What waits on a way: tells in a row to one recipient from one sender
+ * (a run: a burst of tells is one of these, not one object a tell), or an
+ * ask (one message). One shape for both, so the queue's reads stay
+ * monomorphic.
+ */
+class Run {
+  /** In the order told, at most `MAX_BATCH`: a call sends them as they are. */
+  declare messages: unknown[];
   /** The recipient's path in the other object. */
+  declare readonly to: string;
+  /** The sender's path in this object, if the receiver may reply to it. */
+  declare readonly senderPath: string | undefined;
+  declare readonly sender: ActorRef<never> | undefined;
+  declare readonly recipient: ActorRef<never>;
+  /** The first message's number (0: not numbered); the others follow on. */
+  declare first: number;
+  /** The incarnation the messages are numbered in (numbered tells only). */
+  declare readonly incarnation: string | undefined;
+  /** Whether later tells may join it: not once it is out, nor an ask, a lone or a recovered run. */
+  declare open: boolean;
+  /** Sent in a call of its own (a batch it was in could not be serialized). */
+  declare alone: boolean;
+  /** Set for an ask. */
+  declare readonly waiter: AskWaiter | undefined;
+  /** An ask's number on this way (asks from a host that knows itself): its retries carry it, so that the receiver answers a retry with the first call's answer. */
+  declare readonly askId: number | undefined;
+
+  constructor(
+    to: string,
+    message: unknown,
+    senderPath: string | undefined,
+    sender: ActorRef<never> | undefined,
+    recipient: ActorRef<never>,
+    first: number,
+    incarnation: string | undefined,
+    open: boolean,
+    waiter?: AskWaiter,
+    askId?: number,
+  ) {
+    this.messages = [message];
+    this.to = to;
+    this.senderPath = senderPath;
+    this.sender = sender;
+    this.recipient = recipient;
+    this.first = first;
+    this.incarnation = incarnation;
+    this.open = open;
+    this.alone = false;
+    this.waiter = waiter;
+    this.askId = askId;
+  }
+}
+
+/** A tell an earlier life stored and did not deliver, as read back. */
+export interface RecoveredTell {
   readonly to: string;
   readonly message: unknown;
-  /** The sender's path in this object, if the receiver may reply to it. */
-  readonly senderPath?: string;
-  readonly sender: ActorRef<never> | undefined;
+  readonly senderPath: string | undefined;
   readonly recipient: ActorRef<never>;
-  /** Set for an ask. */
-  readonly ask?: AskWaiter;
-  /** Sent in a call of its own (its batch could not be serialized). */
-  alone?: boolean;
-  /** An ask's number on this way (asks from a host that knows itself): its retries carry it, so that the receiver answers a retry with the first call's answer. */
-  askId?: number;
-  /** A tell's number, and the incarnation it is numbered in (numbered tells only). */
-  seq?: number;
-  incarnation?: string;
+  readonly seq: number;
+  readonly incarnation: string;
 }
 
 /** Where a channel keeps the tells it has not delivered yet (the sending object's storage). */
@@ -94,9 +138,10 @@ export const OUTBOX_PREFIX = "understudy/outbox/";
 
 /** One RPC call and its attempts. */
 interface Call {
-  readonly items: Outgoing[];
-  /** The number of the first tell (tells only). */
-  readonly first: number;
+  /** Its tells (runs of one incarnation, numbered on from one another), or its ask. */
+  readonly runs: Run[];
+  /** What crosses, made once for every attempt (tells only). */
+  readonly wire: WireBatch | undefined;
   attempts: number;
 }
 
@@ -108,6 +153,8 @@ export function randomId(): string {
   return id;
 }
 
+const CLOSED = "the sending actor host was reset";
+
 /** The way to one Durable Object. */
 export class Channel {
   readonly #system: ActorSystem;
@@ -115,8 +162,8 @@ export class Channel {
   readonly #binding: string;
   readonly #name: string;
   readonly #outbox: OutboxStore | undefined;
-  /** Numbered tells not stored yet: stored before the next call leaves. */
-  #unsaved: Outgoing[] = [];
+  /** Numbered tells not stored yet (`[number, packet]`): stored before the next call leaves. */
+  #unsaved: [number, WirePacket][] = [];
   /** What is stored and not yet delivered or given up, in order. */
   #chunks: OutboxChunk[] = [];
   /** Incarnations of this object's earlier lives whose tells this way still carries. */
@@ -130,7 +177,7 @@ export class Channel {
   #nextAsk = 1;
   #stub: HostStub | undefined = undefined;
   /** What waits to leave: `#queue` from `#head` on (taking from the front of a long array by `splice` made a burst of N tells cost N²). */
-  #queue: Outgoing[] = [];
+  #queue: Run[] = [];
   #head = 0;
   /** A batch of tells is out or waiting for its retry. */
   #busy = false;
@@ -174,14 +221,23 @@ export class Channel {
    * deliver: they go first, in their own incarnation and numbers, so that
    * the receiver drops those it already took.
    */
-  recover(items: Outgoing[], chunks: OutboxChunk[]): void {
+  recover(tells: RecoveredTell[], chunks: OutboxChunk[]): void {
     for (const chunk of chunks) this.#older.add(chunk.incarnation);
     this.#chunks = chunks.concat(this.#chunks);
-    this.#putBack(items);
-    if (!this.#busy && !this.#pumpQueued) {
-      this.#pumpQueued = true;
-      queueMicrotask(this.#pump);
-    }
+    // A run each: a call takes as many as follow on from each other.
+    this.#putBack(tells.map((tell) =>
+      new Run(
+        tell.to,
+        tell.message,
+        tell.senderPath,
+        undefined,
+        tell.recipient,
+        tell.seq,
+        tell.incarnation,
+        false,
+      )
+    ));
+    this.#wake();
   }
 
   /** Stubs made so far (1 after the first call, one more after each failed call). */
@@ -193,24 +249,91 @@ export class Channel {
       this.#waits.size === 0;
   }
 
-  /** Queues `item`; it leaves once the current turn's other tells have joined it. */
-  send(item: Outgoing): void {
+  /**
+   * Queues a tell of `message` to the actor at `to` (`recipient`'s path
+   * there) from `sender` (at `senderPath` here, if it may be replied to);
+   * it leaves once the current turn's other tells have joined it. A tell
+   * like the one before it (same recipient, same sender) joins that one's
+   * run.
+   */
+  tell(
+    to: string,
+    message: unknown,
+    senderPath: string | undefined,
+    sender: ActorRef<never> | undefined,
+    recipient: ActorRef<never>,
+  ): void {
     if (this.#closed) {
-      this.#giveUp(item, new Error("the sending actor host was reset"), 0);
+      this.#lose(message, sender, recipient, new Error(CLOSED), 0);
       return;
     }
+    const queue = this.#queue;
     const from = this.#from;
-    if (from !== null && item.ask !== undefined) item.askId = this.#nextAsk++;
-    if (from !== null && item.ask === undefined) {
-      item.seq = this.#nextSeq++;
-      item.incarnation = from[2];
+    const run = queue[queue.length - 1];
+    if (
+      run !== undefined && run.open && run.recipient === recipient &&
+      run.sender === sender && run.senderPath === senderPath &&
+      run.messages.length < MAX_BATCH
+    ) {
+      // An open run is this life's last: numbered on from its first.
+      run.messages.push(message);
+    } else {
+      queue.push(
+        new Run(
+          to,
+          message,
+          senderPath,
+          sender,
+          recipient,
+          from === null ? 0 : this.#nextSeq,
+          from?.[2],
+          true,
+        ),
+      );
+    }
+    if (from !== null) {
+      const seq = this.#nextSeq++;
       if (this.#outbox !== undefined) {
         // Stored at the end of this turn, whether or not a call leaves now.
-        if (this.#unsaved.length === 0) queueMicrotask(this.#saver);
-        this.#unsaved.push(item);
+        const unsaved = this.#unsaved;
+        if (unsaved.length === 0) queueMicrotask(this.#saver);
+        unsaved.push([
+          seq,
+          senderPath === undefined ? [to, message] : [to, message, senderPath],
+        ]);
       }
     }
-    this.#queue.push(item);
+    this.#wake();
+  }
+
+  /** Queues an ask: a call of its own, in its place among the tells. */
+  ask(
+    to: string,
+    message: unknown,
+    recipient: ActorRef<never>,
+    waiter: AskWaiter,
+  ): void {
+    const run = new Run(
+      to,
+      message,
+      undefined,
+      undefined,
+      recipient,
+      0,
+      undefined,
+      false,
+      waiter,
+      this.#from === null ? undefined : this.#nextAsk++,
+    );
+    if (this.#closed) this.#giveUp(run, new Error(CLOSED), 0);
+    else {
+      this.#queue.push(run);
+      this.#wake();
+    }
+  }
+
+  /** Makes sure the queue is looked at once this turn's sends are in. */
+  #wake(): void {
     if (!this.#busy && !this.#pumpQueued) {
       this.#pumpQueued = true;
       queueMicrotask(this.#pump);
@@ -224,30 +347,31 @@ export class Channel {
    * (structured clone refuses it) is not; RPC refuses it too.
    */
   #save(): void {
-    const items = this.#unsaved;
+    const entries = this.#unsaved;
     const outbox = this.#outbox;
-    if (items.length === 0 || outbox === undefined) return;
+    if (entries.length === 0 || outbox === undefined) return;
     this.#unsaved = [];
-    const chunk = (part: Outgoing[]) => {
-      const incarnation = part[0].incarnation!;
+    // Every unsaved tell is this life's: numbered in its incarnation.
+    const incarnation = this.#from![2];
+    const chunk = (part: [number, WirePacket][]) => {
       const key =
         `${OUTBOX_PREFIX}${this.#binding}/${this.#name}/${incarnation}/${
-          String(part[0].seq).padStart(15, "0")
+          String(part[0][0]).padStart(15, "0")
         }`;
       outbox.put(key, {
         binding: this.#binding,
         name: this.#name,
         incarnation,
-        entries: part.map((item) => [item.seq, packetOf(item)]),
+        entries: part,
       }).catch(() => {});
-      this.#chunks.push({ key, incarnation, last: part[part.length - 1].seq! });
+      this.#chunks.push({ key, incarnation, last: part[part.length - 1][0] });
     };
     try {
-      chunk(items);
+      chunk(entries);
     } catch {
-      for (const item of items) {
+      for (const entry of entries) {
         try {
-          chunk([item]);
+          chunk([entry]);
         } catch {
           // Not storable: RPC will refuse it as well (a dead letter).
         }
@@ -255,10 +379,13 @@ export class Channel {
     }
   }
 
-  /** Tells up to `last` of `incarnation` were delivered or given up: their stored copies go. */
-  #settle(incarnation: string | undefined, last: number): void {
+  /** The tells of `call` (and any before them) were delivered or given up: their stored copies go. */
+  #settle(call: Call): void {
     const outbox = this.#outbox;
+    const run = call.runs[call.runs.length - 1];
+    const incarnation = run.incarnation;
     if (outbox === undefined || incarnation === undefined) return;
+    const last = run.first + run.messages.length - 1;
     this.#chunks = this.#chunks.filter((chunk) => {
       if (chunk.incarnation !== incarnation || chunk.last > last) return true;
       outbox.delete(chunk.key).catch(() => {});
@@ -301,16 +428,16 @@ export class Channel {
   close(): void {
     if (this.#closed) return;
     this.#closed = true;
-    const reason = new Error("the sending actor host was reset");
+    const reason = new Error(CLOSED);
     for (const [timer, call] of this.#waits) {
       this.#system.scheduler.clearTimeout(timer);
-      for (const item of call.items) this.#giveUp(item, reason, call.attempts);
+      for (const run of call.runs) this.#giveUp(run, reason, call.attempts);
     }
     this.#waits.clear();
     const queued = this.#queue.slice(this.#head);
     this.#queue = [];
     this.#head = 0;
-    for (const item of queued) this.#giveUp(item, reason, 0);
+    for (const run of queued) this.#giveUp(run, reason, 0);
     // Given up: nothing stored is to be sent again.
     this.#unsaved = [];
     for (const chunk of this.#chunks) {
@@ -326,38 +453,50 @@ export class Channel {
       !this.#busy && !this.#closed && this.#queue.length > this.#head
     ) {
       const queue = this.#queue;
-      const at = this.#head;
-      const head = queue[at];
-      if (head.ask !== undefined) {
-        this.#head = at + 1;
-        this.#call({ items: [head], first: 0, attempts: 0 });
-        continue;
-      }
-      let n = 1;
-      if (!head.alone) {
+      const head = queue[this.#head++];
+      head.open = false;
+      const runs = [head];
+      if (head.waiter === undefined) this.#busy = true;
+      if (head.waiter === undefined && !head.alone) {
         // One call carries consecutive numbers of one incarnation.
-        const end = Math.min(queue.length, at + MAX_BATCH);
-        while (
-          at + n < end && queue[at + n].ask === undefined &&
-          !queue[at + n].alone &&
-          queue[at + n].incarnation === head.incarnation &&
-          (head.seq === undefined || queue[at + n].seq === head.seq + n)
-        ) n++;
+        let size = head.messages.length;
+        let last = head;
+        while (size < MAX_BATCH && queue.length > this.#head) {
+          const next = queue[this.#head];
+          if (
+            next.waiter !== undefined || next.alone ||
+            next.incarnation !== head.incarnation ||
+            (head.incarnation !== undefined &&
+              next.first !== last.first + last.messages.length)
+          ) break;
+          const room = MAX_BATCH - size;
+          if (next.messages.length > room) {
+            // What fits goes now; the rest waits, still open to tells.
+            runs.push(cut(next, 0, room));
+            next.messages = next.messages.slice(room);
+            if (next.incarnation !== undefined) next.first += room;
+            size = MAX_BATCH;
+            break;
+          }
+          this.#head++;
+          next.open = false;
+          runs.push(next);
+          size += next.messages.length;
+          last = next;
+        }
       }
-      this.#head = at + n;
-      this.#busy = true;
       this.#call({
-        items: queue.slice(at, at + n),
-        first: head.seq ?? 0,
+        runs,
+        wire: head.waiter === undefined ? wireOf(runs) : undefined,
         attempts: 0,
       });
     }
     this.#compact();
   }
 
-  /** `items` go back to the front of the queue, before what waits. */
-  #putBack(items: Outgoing[]): void {
-    this.#queue = items.concat(this.#queue.slice(this.#head));
+  /** `runs` go back to the front of the queue, before what waits. */
+  #putBack(runs: Run[]): void {
+    this.#queue = runs.concat(this.#queue.slice(this.#head));
     this.#head = 0;
   }
 
@@ -386,27 +525,28 @@ export class Channel {
   #call(call: Call): void {
     call.attempts++;
     let result: Promise<unknown>;
+    const head = call.runs[0];
     try {
       const stub = this.#stubNow();
-      const ask = call.items[0].ask;
+      const ask = head.waiter;
       if (ask === undefined) {
         const from = this.#from;
-        const incarnation = call.items[0].incarnation;
+        const incarnation = head.incarnation;
         result = stub.understudyDeliver(
           from === null || incarnation === undefined ||
             incarnation === from[2]
             ? from
             : [from[0], from[1], incarnation],
-          call.first,
-          toWireBatch(call.items),
+          head.first,
+          call.wire!,
         );
       } else {
         const remaining = Math.max(1, Math.ceil(ask.deadline - this.now()));
         result = stub.understudyAsk(
           this.#from,
-          packetOf(call.items[0]),
+          [head.to, head.messages[0]],
           Math.min(remaining, ask.timeoutMs),
-          call.items[0].askId,
+          head.askId,
         );
       }
     } catch (error) {
@@ -419,11 +559,11 @@ export class Channel {
   }
 
   #succeeded(call: Call, value: unknown): void {
-    const first = call.items[0];
-    if (first.ask !== undefined) {
-      settleAsk(first, value);
+    const head = call.runs[0];
+    if (head.waiter !== undefined) {
+      settleAsk(head, value);
     } else {
-      this.#settle(first.incarnation, call.items[call.items.length - 1].seq!);
+      this.#settle(call);
       this.#busy = false;
       this.#drain();
     }
@@ -433,16 +573,23 @@ export class Channel {
     // Whatever the error, the next call (a retry, or the next batch) takes
     // a fresh stub.
     this.#stub = undefined;
-    const items = call.items;
-    const ask = items[0].ask;
+    const runs = call.runs;
+    const ask = runs[0].waiter;
     if (
-      ask === undefined && items.length > 1 && isDataCloneError(error) &&
-      !this.#closed
+      ask === undefined && call.wire!.messages.length > 1 &&
+      isDataCloneError(error) && !this.#closed
     ) {
       // One of them cannot be serialized, and nothing was sent: send each
       // alone, so that only the ones that cannot cross are given up.
-      for (const item of items) item.alone = true;
-      this.#putBack(items);
+      const alone: Run[] = [];
+      for (const run of runs) {
+        for (let i = 0; i < run.messages.length; i++) {
+          const one = cut(run, i, i + 1);
+          one.alone = true;
+          alone.push(one);
+        }
+      }
+      this.#putBack(alone);
       this.#busy = false;
       this.#drain();
       return;
@@ -460,9 +607,9 @@ export class Channel {
       this.#waits.set(timer, call);
       return;
     }
-    for (const item of items) this.#giveUp(item, error, call.attempts);
+    for (const run of runs) this.#giveUp(run, error, call.attempts);
     if (ask === undefined) {
-      this.#settle(items[0].incarnation, items[items.length - 1].seq ?? 0);
+      this.#settle(call);
       this.#busy = false;
       this.#drain();
     }
@@ -475,7 +622,7 @@ export class Channel {
     // A numbered batch of tells may be sent again whatever happened to the
     // first (the receiver drops copies), so a reset object's error, which
     // is not marked retryable, is retried too: on the fresh stub.
-    const numbered = call.items[0].ask === undefined && this.#from !== null;
+    const numbered = call.runs[0].waiter === undefined && this.#from !== null;
     if (
       !mayRetry(settings, error, call.attempts) &&
       !(numbered && isFlagged(error, "durableObjectReset") &&
@@ -486,54 +633,94 @@ export class Channel {
     return askPolicy(settings.policy, call.attempts - 1).delayMs;
   }
 
-  /** `item` will not be delivered: a dead letter with the error, and the ask rejected. */
-  #giveUp(item: Outgoing, error: unknown, attempts: number): void {
+  /** `run` will not be delivered: a dead letter with the error for each message, and the ask rejected. */
+  #giveUp(run: Run, error: unknown, attempts: number): void {
+    for (const message of run.messages) {
+      this.#lose(message, run.sender, run.recipient, error, attempts);
+    }
+    run.waiter?.reject(
+      new RemoteDeliveryError(run.recipient.path, error, attempts),
+    );
+  }
+
+  /** `message` will not be delivered: a dead letter with the error, and a `RemoteDeliveryFailed`. */
+  #lose(
+    message: unknown,
+    sender: ActorRef<never> | undefined,
+    recipient: ActorRef<never>,
+    error: unknown,
+    attempts: number,
+  ): void {
     const system = this.#system;
     system.publishDeadLetter(
-      item.message,
-      item.sender,
-      item.recipient,
+      message,
+      sender,
+      recipient,
       remoteReason(error, attempts),
     );
     system.eventStream.publish(
-      new RemoteDeliveryFailed(
-        item.message,
-        item.sender,
-        item.recipient,
-        error,
-        attempts,
-      ),
-    );
-    item.ask?.reject(
-      new RemoteDeliveryError(item.recipient.path, error, attempts),
+      new RemoteDeliveryFailed(message, sender, recipient, error, attempts),
     );
   }
 }
 
-/** `item` as a {@linkcode WirePacket} (what the outbox stores). */
-function packetOf(item: Outgoing): WirePacket {
-  return item.senderPath === undefined
-    ? [item.to, item.message]
-    : [item.to, item.message, item.senderPath];
+/** Messages `start` to `end` of `run` as a run of their own, not open. */
+function cut(run: Run, start: number, end: number): Run {
+  const part = new Run(
+    run.to,
+    undefined,
+    run.senderPath,
+    run.sender,
+    run.recipient,
+    run.incarnation === undefined ? 0 : run.first + start,
+    run.incarnation,
+    false,
+  );
+  part.messages = run.messages.slice(start, end);
+  return part;
+}
+
+/**
+ * `runs` as they cross: a lone run's messages array as it is (a burst's
+ * batches are lone runs); runs to one path from one sender path, one
+ * after the other, cross as one.
+ */
+function wireOf(runs: Run[]): WireBatch {
+  const flat: (string | number)[] = [];
+  for (const run of runs) {
+    const senderPath = run.senderPath ?? "";
+    const at = flat.length - 3;
+    if (at >= 0 && flat[at] === run.to && flat[at + 1] === senderPath) {
+      (flat[at + 2] as number) += run.messages.length;
+    } else flat.push(run.to, senderPath, run.messages.length);
+  }
+  return {
+    runs: flat,
+    // Packed (appended), not preallocated: a holey array serializes as a
+    // sparse one.
+    messages: runs.length === 1
+      ? runs[0].messages
+      : runs.flatMap((run) => run.messages),
+  };
 }
 
 /** Settles an ask with the outcome the other object returned. */
-function settleAsk(item: Outgoing, value: unknown): void {
-  const ask = item.ask!;
+function settleAsk(run: Run, value: unknown): void {
+  const ask = run.waiter!;
   const outcome = value as WireOutcome;
   if (!Array.isArray(outcome)) {
     ask.reject(
       new UndeliveredError(
-        item.recipient.path,
+        run.recipient.path,
         "the object answered something other than an actor host's reply (is it an actor host?)",
       ),
     );
   } else if (outcome[0] === 0) {
     ask.resolve(outcome[1]);
   } else if (outcome[0] === 1) {
-    ask.reject(new AskTimeoutError(item.recipient.path, ask.timeoutMs));
+    ask.reject(new AskTimeoutError(run.recipient.path, ask.timeoutMs));
   } else {
-    ask.reject(new UndeliveredError(item.recipient.path, String(outcome[1])));
+    ask.reject(new UndeliveredError(run.recipient.path, String(outcome[1])));
   }
 }
 

@@ -35,35 +35,6 @@ export interface WireBatch {
   readonly messages: unknown[];
 }
 
-/** Told messages as a {@linkcode WireBatch}: each with its recipient's path and its sender's path, if any. */
-export function toWireBatch(
-  items: readonly {
-    readonly to: string;
-    readonly message: unknown;
-    readonly senderPath?: string;
-  }[],
-): WireBatch {
-  const runs: (string | number)[] = [];
-  const messages: unknown[] = [];
-  let to: string | undefined;
-  let from: string | undefined;
-  let count = 0;
-  for (let i = 0; i < items.length; i++) {
-    const item = items[i];
-    const senderPath = item.senderPath ?? "";
-    if (item.to !== to || senderPath !== from) {
-      if (count > 0) runs.push(to!, from!, count);
-      to = item.to;
-      from = senderPath;
-      count = 0;
-    }
-    count++;
-    messages.push(item.message);
-  }
-  if (count > 0) runs.push(to!, from!, count);
-  return { runs, messages };
-}
-
 /**
  * A batch as a receiver reads it: its messages, and runs of them that share
  * a recipient and a sender path (`undefined`: none; a recipient of

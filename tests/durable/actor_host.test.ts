@@ -6,6 +6,7 @@
 
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
+import fc from "fast-check";
 import { Actor, type ActorRef, DeadLetter, Props } from "../../mod.ts";
 import {
   ActorHost,
@@ -70,6 +71,81 @@ async function until(condition: () => boolean): Promise<void> {
   for (let i = 0; i < 400 && !condition(); i++) await tick();
   assert.ok(condition(), "condition not reached in time");
 }
+
+/** What a tell in a burst is: to which of three actors, from which of two local senders (or none). */
+type Told = { to: 0 | 1 | 2; from: 0 | 1 | 2; n: number };
+
+/**
+ * Objects "a" and "b" of NODE: b exposes three actors that log what they
+ * take (`[actor, message, sender path]`), a has two local senders; every
+ * call to b is recorded with the size of its batch.
+ */
+function burstPair(retry: object = quick) {
+  const log: [number, unknown, string | undefined][] = [];
+  class Logger extends Actor<unknown> {
+    constructor(readonly index: number) {
+      super();
+    }
+    onReceive(message: unknown): void {
+      log.push([this.index, message, this.sender?.path]);
+    }
+  }
+  class Quiet extends Actor<unknown> {
+    onReceive(): void {}
+  }
+  const ns = localNamespace("NODE", (name) => ({
+    system: { logLevel: "off" },
+    retry,
+    setup: name === "b"
+      ? (system, host) => {
+        for (const i of [0, 1, 2]) {
+          host.expose(
+            system.actorOf(Props.create(() => new Logger(i)), `r${i}`),
+          );
+        }
+      }
+      : undefined,
+  }));
+  const a = ns.host("a");
+  const sizes: number[] = [];
+  const get = ns.get.bind(ns);
+  ns.get = (id: unknown) => {
+    const stub = get(id);
+    const deliver = stub.understudyDeliver;
+    stub.understudyDeliver = (from, first, batch) => {
+      sizes.push((batch as { messages: unknown[] }).messages.length);
+      return deliver(from, first, batch);
+    };
+    return stub;
+  };
+  const refs = [0, 1, 2].map((i) => a.ref<unknown>("NODE", "b", `/user/r${i}`));
+  const senders = [
+    undefined,
+    a.system.actorOf(Props.create(() => new Quiet()), "s1"),
+    a.system.actorOf(Props.create(() => new Quiet()), "s2"),
+  ] as (ActorRef<never> | undefined)[];
+  const dead: DeadLetter[] = [];
+  const failed: RemoteDeliveryFailed[] = [];
+  a.system.eventStream.subscribe(DeadLetter, (d) => dead.push(d));
+  a.system.eventStream.subscribe(RemoteDeliveryFailed, (f) => failed.push(f));
+  const tell = (told: Told[], message = (t: Told): unknown => t.n) => {
+    for (const t of told) refs[t.to].tell(message(t), senders[t.from]);
+  };
+  const done = async () => {
+    for (const host of ns.hosts.values()) await host.reset();
+    await tick();
+    for (const host of ns.hosts.values()) await host.reset();
+  };
+  return { ns, a, log, sizes, refs, senders, dead, failed, tell, done };
+}
+
+const toldArbitrary = fc.array(
+  fc.record({
+    to: fc.constantFrom(0 as const, 1 as const, 2 as const),
+    from: fc.constantFrom(0 as const, 1 as const, 2 as const),
+  }),
+  { minLength: 1, maxLength: 700, size: "max" },
+).map((told) => told.map((t, n): Told => ({ ...t, n })));
 
 describe("durable: ActorHost and remote refs", () => {
   it("tells cross in order, in one call per turn, as clones", async () => {
@@ -166,6 +242,123 @@ describe("durable: ActorHost and remote refs", () => {
     await until(() => t.seen.length === 20_000);
     assert.ok(t.seen.every((n, i) => n === i), "in order");
     assert.equal(t.ns.calls, Math.ceil(20_000 / 256));
+    await t.done();
+  });
+
+  it("a burst to several actors from several senders: each takes its tells once, in order, from its sender; calls of 256 but the last", async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        toldArbitrary,
+        // Fewer than maxAttempts: each lost reply costs one retry.
+        fc.integer({ min: 0, max: 2 }),
+        async (told, lost) => {
+          const t = burstPair();
+          // Replies lost: the calls are retried, and the copies dropped.
+          for (let i = 0; i < lost; i++) t.ns.lostReplies.push(retryable());
+          t.tell(told);
+          await until(() => t.log.length >= told.length);
+          await tick();
+          for (const to of [0, 1, 2]) {
+            assert.deepEqual(
+              t.log.filter(([actor]) => actor === to).map(([, n, from]) => [
+                n,
+                from,
+              ]),
+              told.filter((m) => m.to === to).map((m) => [
+                m.n,
+                m.from === 0 ? undefined : `durable://NODE/a/user/s${m.from}`,
+              ]),
+            );
+          }
+          assert.equal(t.log.length, told.length, "none twice");
+          // 256 a call, whatever the recipients; a lost reply's retry
+          // may still be on its way.
+          const calls = Math.ceil(told.length / 256);
+          await until(() => t.sizes.length >= calls + lost);
+          await tick();
+          assert.equal(t.sizes.length, calls + lost);
+          assert.ok(t.sizes.every((n) => n <= 256), `${t.sizes}`);
+          assert.deepEqual(t.dead, []);
+          await t.done();
+        },
+      ),
+      { numRuns: 25 },
+    );
+  });
+
+  it("runs of 150 tells to two actors leave in calls of 256: a call ends inside a run, the rest follows it", async () => {
+    const t = burstPair();
+    const told: Told[] = [];
+    for (let n = 0; n < 750; n++) {
+      told.push({ to: Math.floor(n / 150) % 2 as Told["to"], from: 0, n });
+    }
+    t.tell(told);
+    await until(() => t.log.length === 750);
+    assert.deepEqual(t.sizes, [256, 256, 238]);
+    for (const to of [0, 1]) {
+      assert.deepEqual(
+        t.log.filter(([actor]) => actor === to).map(([, n]) => n),
+        told.filter((m) => m.to === to).map((m) => m.n),
+      );
+    }
+    await t.done();
+  });
+
+  it("a message RPC cannot serialize, in a batch of runs: it alone is a dead letter, with its recipient and sender; the rest arrive", async () => {
+    await fc.assert(
+      fc.asyncProperty(toldArbitrary, fc.nat(), async (told, at) => {
+        const t = burstPair();
+        const bad = told[at % told.length];
+        const fn = () => {};
+        t.tell(told, (m) => (m === bad ? fn : m.n));
+        await until(() =>
+          t.log.length === told.length - 1 && t.dead.length > 0
+        );
+        await tick();
+        for (const to of [0, 1, 2]) {
+          assert.deepEqual(
+            t.log.filter(([actor]) => actor === to).map(([, n]) => n),
+            told.filter((m) => m.to === to && m !== bad).map((m) => m.n),
+          );
+        }
+        assert.equal(t.dead.length, 1);
+        assert.equal(t.dead[0].message, fn);
+        assert.equal(t.dead[0].recipient, t.refs[bad.to]);
+        assert.equal(t.dead[0].sender, t.senders[bad.from]);
+        assert.match(
+          t.dead[0].reason,
+          /remote delivery failed after 1 attempt/,
+        );
+        assert.equal(t.failed.length, 1);
+        await t.done();
+      }),
+      { numRuns: 15 },
+    );
+  });
+
+  it("a reset gives up each tell of a burst waiting behind a retry: one dead letter and one event a message, with its recipient and sender", async () => {
+    const t = burstPair({ maxAttempts: 3, policy: { delayFor: () => 60_000 } });
+    t.ns.failures.push(retryable());
+    const told: Told[] = [];
+    for (let n = 0; n < 600; n++) {
+      told.push({
+        to: (n % 7 < 4 ? 0 : n % 3) as Told["to"],
+        from: (n % 5 === 0 ? 1 : 0) as Told["from"],
+        n,
+      });
+    }
+    const slow = t.a;
+    t.tell(told);
+    await until(() => t.ns.calls === 1);
+    await tick();
+    await slow.reset();
+    assert.deepEqual(t.log, []);
+    assert.deepEqual(
+      t.dead.map((d) => [d.message, d.recipient, d.sender]),
+      told.map((m) => [m.n, t.refs[m.to], t.senders[m.from]]),
+    );
+    assert.ok(t.dead.every((d) => /actor host was reset/.test(d.reason)));
+    assert.equal(t.failed.length, told.length);
     await t.done();
   });
 

@@ -78,6 +78,30 @@ function cloningStore(): DurableStore & { rows: Map<string, unknown> } {
   };
 }
 
+/**
+ * Records its starts, its restarts and what it gets; throws what `throws`
+ * makes for a message it names.
+ */
+class Flaky extends Actor<string> {
+  constructor(
+    readonly events: unknown[],
+    readonly throws: Readonly<Record<string, () => Error>>,
+  ) {
+    super();
+  }
+  override preStart(): void {
+    this.events.push("preStart");
+  }
+  override postRestart(): void {
+    this.events.push("postRestart");
+  }
+  onReceive(message: string): void {
+    const error = this.throws[message];
+    if (error !== undefined) throw error();
+    this.events.push(message);
+  }
+}
+
 class Recorder extends Actor<unknown> {
   constructor(readonly seen: unknown[]) {
     super();
@@ -690,23 +714,6 @@ describe("durable: receive timeouts and typed backoff restarts across an evictio
     await host1.reset();
   });
 
-  /** Fails on "fail"; records its starts and what it gets. */
-  class Flaky extends Actor<string> {
-    constructor(readonly events: unknown[]) {
-      super();
-    }
-    override preStart(): void {
-      this.events.push("preStart");
-    }
-    override postRestart(): void {
-      this.events.push("postRestart");
-    }
-    onReceive(message: string): void {
-      if (message === "fail") throw new Error("boom");
-      this.events.push(message);
-    }
-  }
-
   it("an actor waiting for its typed backoff restart at eviction stays down until the kept due time, messages waiting, then restarts once with its count kept", async () => {
     const storage = new FakeStorage();
     const wall = { now: 0 };
@@ -714,7 +721,9 @@ describe("durable: receive timeouts and typed backoff restarts across an evictio
     let flaky: ActorRef<string> | undefined;
     const setup = (system: ActorSystem) => {
       flaky = system.actorOf(
-        supervise(Props.create(() => new Flaky(log))).onFailure(
+        supervise(
+          Props.create(() => new Flaky(log, { fail: () => new Error("boom") })),
+        ).onFailure(
           Error,
           restartWithBackoff({
             minBackoff: 1_000,
@@ -762,19 +771,6 @@ describe("durable: receive timeouts and typed backoff restarts across an evictio
 });
 
 describe("durable: a typed restart's clause, kept across two evictions", () => {
-  class Picky extends Actor<string> {
-    constructor(readonly events: unknown[]) {
-      super();
-    }
-    override postRestart(): void {
-      this.events.push("postRestart");
-    }
-    onReceive(message: string): void {
-      if (message === "type") throw new TypeError("typed");
-      this.events.push(message);
-    }
-  }
-
   it("the clause that decided is kept again by a restored wait, so a later life restores the same strategy", async () => {
     const storage = new FakeStorage();
     const wall = { now: 0 };
@@ -782,7 +778,11 @@ describe("durable: a typed restart's clause, kept across two evictions", () => {
     let ref: ActorRef<string> | undefined;
     const setup = (system: ActorSystem) => {
       ref = system.actorOf(
-        supervise(Props.create(() => new Picky(events)))
+        supervise(
+          Props.create(() =>
+            new Flaky(events, { type: () => new TypeError("typed") })
+          ),
+        )
           .onFailure(
             Error,
             restartWithBackoff({
@@ -819,12 +819,17 @@ describe("durable: a typed restart's clause, kept across two evictions", () => {
     const third = await life(); // evicted again during the restored wait
     wall.now = 5_000;
     await third.timePasses(4_800);
-    assert.deepEqual(events, ["postRestart"]);
+    // Started once, in the first life; the restored waits start nothing.
+    assert.deepEqual(events, ["preStart", "postRestart"]);
     ref!.tell("type"); // the second wait of the TypeError clause: 10,000 ms
     await third.timePasses(9_999);
-    assert.deepEqual(events, ["postRestart"], "not the Error clause's 2,000");
+    assert.deepEqual(
+      events,
+      ["preStart", "postRestart"],
+      "not the Error clause's 2,000",
+    );
     await third.timePasses(1);
-    assert.deepEqual(events, ["postRestart", "postRestart"]);
+    assert.deepEqual(events, ["preStart", "postRestart", "postRestart"]);
     for (const host of hosts.reverse()) await host.reset();
   });
 });
