@@ -25,6 +25,7 @@ import { DurableHost, type DurableHostOptions } from "./durable_host.ts";
 import type { DurableTimers } from "./durable_timers.ts";
 import type { DurableStore } from "../patterns/durable_port.ts";
 import { realScheduler } from "../runtime/ports/scheduler.ts";
+import { whenIdle } from "../runtime/ports/dispatcher_idle.ts";
 import { Props } from "../runtime/props.ts";
 import {
   Channel,
@@ -129,6 +130,12 @@ export interface ActorHostOptions {
   durable?: boolean | DurableHostOptions;
 }
 
+/**
+ * The most macrotasks an activation waits for its actors to start: the
+ * dispatcher yields every 3 ms, so about 3 s (`blockConcurrencyWhile`
+ * allows 30).
+ */
+const ACTIVATION_TASKS = 1_000;
 /** Local actors kept so that replies to them can find them, at most. */
 const MAX_SENDERS = 1_024;
 /** Remote refs kept for senders of incoming messages, at most. */
@@ -525,13 +532,13 @@ export class ActorHost {
    */
   async activate(): Promise<void> {
     const durable = this.#durableOr("activate actor host");
+    durable.due.activating();
     await durable.clock.load();
-    this.#generation();
+    const { system } = this.#generation();
     durable.clock.rearm(durable.timers.nextDue());
-    // The actors' preStart (where stored state is restored) runs now.
-    await new Promise<void>((resolve) =>
-      realScheduler.setTimeout(() => resolve(), 0)
-    );
+    // The actors' preStart (where stored state is restored) runs now: all
+    // of them, over as many of the dispatcher's slices as it takes.
+    await whenIdle(system, ACTIVATION_TASKS);
     // Due times the earlier life kept for actors not re-created are dropped.
     durable.due.settle();
   }

@@ -127,19 +127,21 @@ class Guardian extends Actor<never> {
 
 /** The sink for undeliverable messages, as a ref one can send to. */
 class DeadLettersRef extends ActorRef<unknown> {
-  readonly #core: SystemCore;
+  // Public, as a cell's is: the runtime's ports reach a system's core
+  // through it (`ports/dispatcher_idle.ts`).
+  declare readonly core: SystemCore;
   constructor(core: SystemCore) {
     super();
-    this.#core = core;
+    (this as { core: SystemCore }).core = core;
   }
   get path(): string {
     return "/deadLetters";
   }
   tell(message: unknown, sender?: ActorRef<never>): void {
-    this.#core.deadLetter(message, sender, this, "sent to deadLetters");
+    this.core.deadLetter(message, sender, this, "sent to deadLetters");
   }
   ask<R>(message: unknown): Promise<R> {
-    this.#core.deadLetter(message, undefined, this, "sent to deadLetters");
+    this.core.deadLetter(message, undefined, this, "sent to deadLetters");
     return Promise.reject(
       new UndeliveredError(this.path, "sent to deadLetters"),
     );

@@ -135,6 +135,11 @@ export class Dispatcher {
     }
   }
 
+  /** Nothing is ready to run and no drain is under way. */
+  get idle(): boolean {
+    return !this.#active;
+  }
+
   /** Cancels a pending resume; used when the system terminates. */
   close(): void {
     this.#idle();

@@ -123,7 +123,8 @@ export class TypedFailureHandling implements FailureHandling {
       error instanceof EarlierFailure
         ? error.clause
         : this.clauses.findIndex((clause) => clause[1] === strategy),
-      describeError(error),
+      // A failure restored from an earlier life is its description already.
+      error instanceof EarlierFailure ? error.message : describeError(error),
     ];
   }
 
