@@ -14,6 +14,7 @@ import { Props } from "../runtime/props.ts";
 import { BackoffSupervisor } from "../patterns/backoff_supervisor.ts";
 import type { BackoffOptions } from "../patterns/backoff_options.ts";
 import { type WorkerBackoff, workerBackoffs } from "./worker_props.ts";
+import { fail } from "../validation.ts";
 
 /** Never started: stands for the worker's host while the options are checked. */
 class Unstarted extends Actor<unknown> {
@@ -49,9 +50,13 @@ class Unstarted extends Actor<unknown> {
 export function workerBackoff(
   options: Omit<BackoffOptions<unknown>, "childProps" | "childName">,
 ): WorkerBackoff {
+  if (typeof options !== "object" || options === null) {
+    fail("create workerBackoff", "options", "an object", options);
+  }
   const unstarted = Props.create(() => new Unstarted());
   BackoffSupervisor.props({ ...options, childProps: unstarted }); // checks them
-  const settings = { ...options };
+  // A copy, frozen: what was checked is what every start uses.
+  const settings = Object.freeze({ ...options });
   const backoff: WorkerBackoff = Object.freeze({ options: settings });
   workerBackoffs.set(
     backoff,

@@ -110,7 +110,9 @@ export interface WorkerOptions {
  */
 export interface WorkerBackoff {
   /** The BackoffSupervisor's options, without its child. */
-  readonly options: Omit<BackoffOptions<unknown>, "childProps" | "childName">;
+  readonly options: Readonly<
+    Omit<BackoffOptions<unknown>, "childProps" | "childName">
+  >;
 }
 
 /** How each `workerBackoff` value supervises the worker's host (`worker_backoff.ts`). Internal. */

@@ -1622,5 +1622,36 @@ describe("terminating", () => {
         error instanceof TypeError && /"backoff"/.test(error.message) &&
         /workerBackoff/.test(error.message),
     );
+    // Not an object at all: refused by workerBackoff, naming its options.
+    for (const value of [null, 5, undefined]) {
+      assert.throws(
+        () => workerBackoff(value as never),
+        (error) =>
+          error instanceof TypeError && /workerBackoff/.test(error.message) &&
+          /"options"/.test(error.message),
+      );
+    }
+  });
+
+  it("uses the options workerBackoff checked: they cannot be changed afterwards", async () => {
+    const given = { minBackoff: 100, maxBackoff: 5_000 };
+    const backoff = workerBackoff(given);
+    given.minBackoff = -7; // the caller's object is not the one kept
+    assert.throws(() => {
+      (backoff.options as { minBackoff: number }).minBackoff = -7;
+    }, TypeError);
+    assert.equal(backoff.options.minBackoff, 100);
+    const errors: unknown[] = [];
+    const system = ActorSystem.create("kept-options", {
+      logLevel: "error",
+      logger: (record) => void errors.push(record),
+    });
+    try {
+      system.actorOf(workerProps({ create: () => undefined, backoff }), "w");
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    } finally {
+      await system.terminate();
+    }
+    assert.deepEqual(errors, [], "the worker's supervisor started cleanly");
   });
 });
