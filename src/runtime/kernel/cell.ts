@@ -449,14 +449,14 @@ export class ActorCell<T> extends CellContext<T> {
       } else this.start(restartReason);
     }
     for (;;) {
+      // One test for the common case: running, not busy, no stop asked.
       const flags = this.#flags;
-      if ((flags & BUSY) !== 0) break;
-      if ((flags & STOP_REQUESTED) !== 0) {
+      if ((flags & (STATUS | BUSY | STOP_REQUESTED)) !== RUNNING) {
+        if ((flags & (BUSY | STOP_REQUESTED)) !== STOP_REQUESTED) break;
         this.#flags = flags & ~SCHEDULED;
         this.beginStop();
         return;
       }
-      if (this.status !== RUNNING) break;
       const mailbox = this.#mailbox;
       if (mailbox === undefined || mailbox.size === 0) break;
       if (budget-- === 0) {
