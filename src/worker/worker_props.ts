@@ -237,7 +237,7 @@ function standInDoor(
 ): DeliveryHook {
   // The owner to hand a message to at once, if the short cut is open.
   const host = (): WorkerHost | undefined =>
-    state.queued === 0 && !state.stopped && conduit.queued === 0
+    state.queued === 0 && !state.stopped && conduit.open
       ? conduit.host
       : undefined;
   return {

@@ -16,9 +16,10 @@ import { realScheduler } from "./scheduler.ts";
 /**
  * Resolves at the first macrotask at which `system`'s dispatcher is idle,
  * or after `maxTasks` macrotasks (a system whose actors keep each other
- * busy is never idle). The dispatcher yields
- * to the host every few milliseconds, so one macrotask is not enough for a
- * setup of hundreds of actors.
+ * busy is never idle). The dispatcher yields to the host every few
+ * milliseconds, so one macrotask is not enough for a setup of hundreds of
+ * actors. (The core is reached through dead letters, whose ref holds it as
+ * a cell does: the system keeps its own private.)
  */
 export async function whenIdle(
   system: ActorSystem,
